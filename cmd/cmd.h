@@ -1,0 +1,18 @@
+/* Subcommand entry points; each returns the process exit code. */
+#ifndef CW_CMD_H
+#define CW_CMD_H
+
+#define CW_EXIT_OK 0
+#define CW_EXIT_FAIL 1
+#define CW_EXIT_USAGE 2
+
+int cw_cmd_cron(int argc, char **argv);
+int cw_cmd_migrate(int argc, char **argv);
+int cw_cmd_webhook(int argc, char **argv);
+int cw_cmd_controller(int argc, char **argv);
+int cw_cmd_version(int argc, char **argv);
+
+/* Prints "cronwarden <cmd>: <msg>" and a hint to use --help, returns CW_EXIT_USAGE. */
+int cw_cmd_usage_error(const char *cmd, const char *msg);
+
+#endif

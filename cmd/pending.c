@@ -1,0 +1,38 @@
+/* Subcommands whose issue has not landed yet. */
+#include <stdio.h>
+
+#include "cmd/cmd.h"
+
+static int pending(const char *name)
+{
+    fprintf(stderr, "cronwarden %s: not implemented yet\n", name);
+    return CW_EXIT_USAGE;
+}
+
+int cw_cmd_cron(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return pending("cron");
+}
+
+int cw_cmd_migrate(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return pending("migrate");
+}
+
+int cw_cmd_webhook(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return pending("webhook");
+}
+
+int cw_cmd_controller(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return pending("controller");
+}

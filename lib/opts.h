@@ -1,0 +1,59 @@
+/* Command-line options for every subcommand from one table: getopt_long parsing, --help text,
+ * CRONWARDEN_* environment variables and a YAML --config file with the same keys as the flags.
+ * Precedence: flags > environment > config file > defaults. */
+#ifndef CW_OPTS_H
+#define CW_OPTS_H
+
+#include <stdio.h>
+
+#include "lib/error.h"
+#include "lib/strlist.h"
+
+typedef enum {
+    CW_OPT_STRING, /* target: char ** (owned, freed by cw_opts_free) */
+    CW_OPT_INT,    /* target: long long *, bounded by min/max */
+    CW_OPT_DOUBLE, /* target: double * */
+    CW_OPT_BOOL,   /* target: int *; "--flag", "--flag=true|false" */
+    CW_OPT_ENUM,   /* target: char ** ; value must be one of `choices` ("text|json") */
+    CW_OPT_LIST,   /* target: cw_strlist *; repeatable; flags replace env/file values */
+    CW_OPT_DURATION /* target: double * seconds; "90s", "10m", "1h30m", "500ms" or plain seconds */
+} cw_opt_type;
+
+typedef struct cw_opt {
+    const char *name;  /* long flag without dashes, also the config-file key */
+    char short_name;   /* 0 when none */
+    cw_opt_type type;
+    const char *metavar;
+    const char *help;
+    void *target;
+    const char *def;     /* default as text, applied before anything else (NULL: none) */
+    const char *choices; /* CW_OPT_ENUM: "a|b|c" */
+    long long min, max;  /* CW_OPT_INT bounds (both 0: unbounded) */
+    int no_env;          /* 1: not read from the environment (e.g. secrets, --config itself) */
+} cw_opt;
+
+typedef struct cw_cmd_spec {
+    const char *name;     /* "webhook" */
+    const char *synopsis; /* "cronwarden webhook [flags]" */
+    const char *summary;  /* one paragraph */
+    const cw_opt *opts;
+    size_t nopts;
+    const char *footer; /* exit codes, examples */
+    int config_file;    /* 1: accept --config FILE */
+    int min_args, max_args; /* positional argument count (max -1: unlimited) */
+} cw_cmd_spec;
+
+/* Applies defaults, config file, environment and argv (argv[0] is the subcommand name).
+ * Positional arguments go to `args`. Returns CW_OK, 1 when --help was printed to `out`, or
+ * CW_EUSAGE with a one-line message in err. */
+int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *args, FILE *out,
+                  cw_error *err);
+void cw_opts_help(const cw_cmd_spec *spec, FILE *out);
+/* Frees string and list targets the parser allocated. */
+void cw_opts_free(const cw_cmd_spec *spec);
+/* Go-style duration ("1h30m", "90s", "250ms", "1.5h") or plain seconds, to seconds. */
+int cw_opts_parse_duration(const char *s, double *seconds);
+/* The environment variable for a flag: CRONWARDEN_ + upper-case name with '-' as '_'. */
+void cw_opts_env_name(const char *flag, char *out, size_t outlen);
+
+#endif
