@@ -1,0 +1,460 @@
+#include "lib/opts.h"
+#include "lib/buf.h"
+#include "lib/yaml.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cw_opts_env_name(const char *flag, char *out, size_t outlen)
+{
+    size_t n = (size_t)snprintf(out, outlen, "CRONWARDEN_");
+    for (const char *p = flag; *p && n + 1 < outlen; p++)
+        out[n++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+    out[n < outlen ? n : outlen - 1] = '\0';
+}
+
+int cw_opts_parse_duration(const char *s, double *seconds)
+{
+    char *end = NULL;
+    if (!*s)
+        return CW_EINVAL;
+    errno = 0;
+    double plain = strtod(s, &end);
+    if (end && *end == '\0' && errno == 0 && plain >= 0) {
+        *seconds = plain;
+        return CW_OK;
+    }
+    /* Go-style: a sequence of <number><unit>. */
+    static const struct {
+        const char *unit;
+        double scale;
+    } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
+    double total = 0;
+    const char *p = s;
+    while (*p) {
+        errno = 0;
+        double v = strtod(p, &end);
+        if (end == p || errno || v < 0 || (*p != '.' && !isdigit((unsigned char)*p)))
+            return CW_EINVAL;
+        p = end;
+        size_t best = 0, which = 0;
+        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+            size_t l = strlen(units[i].unit);
+            if (strncmp(p, units[i].unit, l) == 0 && l > best) {
+                best = l;
+                which = i;
+            }
+        }
+        if (!best)
+            return CW_EINVAL;
+        total += v * units[which].scale;
+        p += best;
+    }
+    if (!isfinite(total))
+        return CW_EINVAL;
+    *seconds = total;
+    return CW_OK;
+}
+
+static int parse_bool(const char *v, int *out)
+{
+    static const char *yes[] = {"true", "1", "yes", "on"};
+    static const char *no[] = {"false", "0", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (strcasecmp(v, yes[i]) == 0) {
+            *out = 1;
+            return CW_OK;
+        }
+        if (strcasecmp(v, no[i]) == 0) {
+            *out = 0;
+            return CW_OK;
+        }
+    }
+    return CW_EINVAL;
+}
+
+static int enum_ok(const char *choices, const char *v)
+{
+    size_t vl = strlen(v);
+    const char *p = choices;
+    while (p && *p) {
+        const char *bar = strchr(p, '|');
+        size_t l = bar ? (size_t)(bar - p) : strlen(p);
+        if (l == vl && strncmp(p, v, l) == 0)
+            return 1;
+        p = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+/* Sets one option from text. `source` names where it came from for messages (NULL: the
+ * command line, whose messages need no prefix). */
+static int set_value(const cw_opt *o, const char *v, const char *source_name, cw_error *err)
+{
+    char source[200] = "";
+    if (source_name)
+        snprintf(source, sizeof(source), "%s: ", source_name);
+    switch (o->type) {
+    case CW_OPT_STRING:
+    case CW_OPT_ENUM: {
+        if (o->type == CW_OPT_ENUM && !enum_ok(o->choices, v))
+            return cw_error_set(err, CW_EUSAGE, "%sinvalid value '%s' for --%s (choose %s)",
+                                source, v, o->name, o->choices);
+        char *copy = strdup(v);
+        if (!copy)
+            return cw_error_set(err, CW_ENOMEM, "out of memory");
+        char **t = o->target;
+        free(*t);
+        *t = copy;
+        return CW_OK;
+    }
+    case CW_OPT_INT: {
+        char *end = NULL;
+        errno = 0;
+        long long n = strtoll(v, &end, 10);
+        if (!*v || *end || errno)
+            return cw_error_set(err, CW_EUSAGE, "%s--%s expects an integer, got '%s'", source,
+                                o->name, v);
+        if ((o->min || o->max) && (n < o->min || n > o->max))
+            return cw_error_set(err, CW_EUSAGE, "%s--%s must be between %lld and %lld, got %lld",
+                                source, o->name, o->min, o->max, n);
+        *(long long *)o->target = n;
+        return CW_OK;
+    }
+    case CW_OPT_DOUBLE: {
+        char *end = NULL;
+        errno = 0;
+        double d = strtod(v, &end);
+        if (!*v || *end || errno || !isfinite(d))
+            return cw_error_set(err, CW_EUSAGE, "%s--%s expects a number, got '%s'", source,
+                                o->name, v);
+        *(double *)o->target = d;
+        return CW_OK;
+    }
+    case CW_OPT_DURATION: {
+        double d;
+        if (cw_opts_parse_duration(v, &d) != CW_OK)
+            return cw_error_set(err, CW_EUSAGE,
+                                "%s--%s expects a duration like 30s, 10m or 1h30m, got '%s'",
+                                source, o->name, v);
+        *(double *)o->target = d;
+        return CW_OK;
+    }
+    case CW_OPT_BOOL: {
+        int b;
+        if (parse_bool(v, &b) != CW_OK)
+            return cw_error_set(err, CW_EUSAGE, "%s--%s expects true or false, got '%s'", source,
+                                o->name, v);
+        *(int *)o->target = b;
+        return CW_OK;
+    }
+    case CW_OPT_LIST: {
+        cw_strlist *l = o->target;
+        /* Environment and defaults give comma-separated lists. */
+        if (source_name && strchr(v, ',')) {
+            const char *p = v;
+            while (*p) {
+                const char *c = strchr(p, ',');
+                size_t n = c ? (size_t)(c - p) : strlen(p);
+                char *item = strndup(p, n);
+                if (cw_strlist_take(l, item) != CW_OK)
+                    return cw_error_set(err, CW_ENOMEM, "out of memory");
+                p = c ? c + 1 : p + n;
+            }
+            return CW_OK;
+        }
+        if (cw_strlist_add(l, v) != CW_OK)
+            return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return CW_OK;
+    }
+    }
+    return CW_EINVAL;
+}
+
+static const cw_opt *find_opt(const cw_cmd_spec *spec, const char *name)
+{
+    for (size_t i = 0; i < spec->nopts; i++)
+        if (strcmp(spec->opts[i].name, name) == 0)
+            return &spec->opts[i];
+    return NULL;
+}
+
+static void clear_list(const cw_opt *o)
+{
+    if (o->type == CW_OPT_LIST)
+        cw_strlist_clear(o->target);
+}
+
+/* The config file: a YAML mapping whose keys are flag names. */
+static int apply_config_file(const cw_cmd_spec *spec, const char *path, cw_error *err)
+{
+    cw_yaml_docs docs;
+    cw_yaml_docs_init(&docs);
+    char source[600], source_name[600];
+    int rc = cw_yaml_parse_file(path, &docs, err);
+    if (rc != CW_OK) {
+        rc = CW_EUSAGE;
+        err->code = rc;
+        goto done;
+    }
+    snprintf(source, sizeof(source), "config file %s: ", path);
+    snprintf(source_name, sizeof(source_name), "config file %s", path);
+    if (docs.len == 0)
+        goto done;
+    json_object *root = docs.items[0].value;
+    if (!json_object_is_type(root, json_type_object)) {
+        rc = cw_error_set(err, CW_EUSAGE, "%sexpected a mapping of flag names to values", source);
+        goto done;
+    }
+    json_object_object_foreach(root, key, val)
+    {
+        const cw_opt *o = find_opt(spec, key);
+        if (!o || strcmp(key, "config") == 0) {
+            rc = cw_error_set(err, CW_EUSAGE, "%sunknown key '%s'", source, key);
+            goto done;
+        }
+        clear_list(o);
+        if (json_object_is_type(val, json_type_array)) {
+            if (o->type != CW_OPT_LIST) {
+                rc = cw_error_set(err, CW_EUSAGE, "%s'%s' takes a single value", source, key);
+                goto done;
+            }
+            for (size_t i = 0; i < json_object_array_length(val); i++) {
+                json_object *item = json_object_array_get_idx(val, i);
+                rc = set_value(o, json_object_get_string(item), NULL, err);
+                if (rc != CW_OK)
+                    goto done;
+            }
+            continue;
+        }
+        if (json_object_is_type(val, json_type_object)) {
+            rc = cw_error_set(err, CW_EUSAGE, "%s'%s' must be a scalar", source, key);
+            goto done;
+        }
+        rc = set_value(o, json_object_is_type(val, json_type_null) ? "" : json_object_get_string(val),
+                       source_name, err);
+        if (rc != CW_OK)
+            goto done;
+    }
+done:
+    cw_yaml_docs_free(&docs);
+    return rc;
+}
+
+int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *args, FILE *out,
+                  cw_error *err)
+{
+    int rc = CW_OK;
+    struct option *longs = NULL;
+    cw_buf shorts;
+    cw_buf_init(&shorts);
+    char *config = NULL;
+
+    /* 1. defaults */
+    for (size_t i = 0; i < spec->nopts; i++) {
+        const cw_opt *o = &spec->opts[i];
+        if (o->def && (rc = set_value(o, o->def, "default", err)) != CW_OK)
+            goto done;
+    }
+
+    /* 2. config file: found by a pre-scan so flags can still override it. */
+    if (spec->config_file) {
+        const char *cfg = getenv("CRONWARDEN_CONFIG");
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--") == 0)
+                break;
+            if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+                cfg = argv[i + 1];
+            else if (strncmp(argv[i], "--config=", 9) == 0)
+                cfg = argv[i] + 9;
+        }
+        if (cfg && *cfg) {
+            config = strdup(cfg);
+            if ((rc = apply_config_file(spec, config, err)) != CW_OK)
+                goto done;
+        }
+    }
+
+    /* 3. environment */
+    for (size_t i = 0; i < spec->nopts; i++) {
+        const cw_opt *o = &spec->opts[i];
+        char name[128];
+        if (o->no_env)
+            continue;
+        cw_opts_env_name(o->name, name, sizeof(name));
+        const char *v = getenv(name);
+        if (!v)
+            continue;
+        clear_list(o);
+        char source[160];
+        snprintf(source, sizeof(source), "environment variable %s", name);
+        if ((rc = set_value(o, v, source, err)) != CW_OK)
+            goto done;
+    }
+
+    /* 4. flags */
+    size_t n = spec->nopts + 2;
+    longs = calloc(n + 1, sizeof(*longs));
+    if (!longs) {
+        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        goto done;
+    }
+    cw_buf_puts(&shorts, "+:h"); /* '+': stop at the first positional, like POSIX */
+    size_t k = 0;
+    for (size_t i = 0; i < spec->nopts; i++) {
+        const cw_opt *o = &spec->opts[i];
+        longs[k].name = o->name;
+        longs[k].has_arg = o->type == CW_OPT_BOOL ? optional_argument : required_argument;
+        longs[k].flag = NULL;
+        longs[k].val = 256 + (int)i;
+        k++;
+        if (o->short_name) {
+            cw_buf_putc(&shorts, o->short_name);
+            if (o->type != CW_OPT_BOOL)
+                cw_buf_putc(&shorts, ':');
+        }
+    }
+    longs[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    if (spec->config_file)
+        longs[k++] = (struct option){"config", required_argument, NULL, 1};
+
+    unsigned char list_seen[512] = {0};
+    optind = 0; /* full reset of getopt state */
+    opterr = 0;
+    for (;;) {
+        int longidx = -1;
+        int c = getopt_long(argc, argv, cw_buf_str(&shorts), longs, &longidx);
+        if (c == -1)
+            break;
+        if (c == 'h') {
+            cw_opts_help(spec, out ? out : stdout);
+            rc = 1;
+            goto done;
+        }
+        if (c == 1)
+            continue; /* --config was applied above */
+        if (c == '?') {
+            if (optopt && optopt < 256)
+                rc = cw_error_set(err, CW_EUSAGE, "unknown flag '-%c'", optopt);
+            else
+                rc = cw_error_set(err, CW_EUSAGE, "unknown flag '%s'", argv[optind - 1]);
+            goto done;
+        }
+        if (c == ':') {
+            rc = cw_error_set(err, CW_EUSAGE, "flag '%s' needs a value", argv[optind - 1]);
+            goto done;
+        }
+        const cw_opt *o = NULL;
+        size_t idx = 0;
+        if (c >= 256) {
+            idx = (size_t)(c - 256);
+            o = &spec->opts[idx];
+        } else {
+            for (idx = 0; idx < spec->nopts; idx++)
+                if (spec->opts[idx].short_name == c) {
+                    o = &spec->opts[idx];
+                    break;
+                }
+        }
+        if (!o) {
+            rc = cw_error_set(err, CW_EUSAGE, "unknown flag '-%c'", c);
+            goto done;
+        }
+        if (o->type == CW_OPT_LIST && idx < sizeof(list_seen) && !list_seen[idx]) {
+            clear_list(o);
+            list_seen[idx] = 1;
+        }
+        const char *v = optarg;
+        if (o->type == CW_OPT_BOOL && !v)
+            v = "true";
+        if ((rc = set_value(o, v, NULL, err)) != CW_OK)
+            goto done;
+    }
+    int npos = argc - optind;
+    if (npos < spec->min_args) {
+        rc = cw_error_set(err, CW_EUSAGE, "missing argument (usage: %s)", spec->synopsis);
+        goto done;
+    }
+    if (spec->max_args >= 0 && npos > spec->max_args) {
+        rc = cw_error_set(err, CW_EUSAGE, "unexpected argument '%s'", argv[optind + spec->max_args]);
+        goto done;
+    }
+    for (int i = optind; i < argc && args; i++)
+        if (cw_strlist_add(args, argv[i]) != CW_OK) {
+            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+            goto done;
+        }
+done:
+    free(config);
+    free(longs);
+    cw_buf_free(&shorts);
+    return rc;
+}
+
+static const char *type_metavar(const cw_opt *o)
+{
+    if (o->metavar)
+        return o->metavar;
+    switch (o->type) {
+    case CW_OPT_INT: return "N";
+    case CW_OPT_DOUBLE: return "NUM";
+    case CW_OPT_DURATION: return "DURATION";
+    case CW_OPT_ENUM: return o->choices;
+    case CW_OPT_BOOL: return NULL;
+    default: return "VALUE";
+    }
+}
+
+void cw_opts_help(const cw_cmd_spec *spec, FILE *out)
+{
+    fprintf(out, "Usage: %s\n\n%s\n\nFlags:\n", spec->synopsis, spec->summary);
+    for (size_t i = 0; i < spec->nopts; i++) {
+        const cw_opt *o = &spec->opts[i];
+        char left[160];
+        const char *mv = type_metavar(o);
+        if (o->short_name)
+            snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name, mv ? " " : "",
+                     mv ? mv : "");
+        else
+            snprintf(left, sizeof(left), "    --%s%s%s", o->name, mv ? " " : "", mv ? mv : "");
+        fprintf(out, "  %-34s %s", left, o->help);
+        if (o->def && *o->def && o->type != CW_OPT_BOOL)
+            fprintf(out, " (default %s)", o->def);
+        if (o->type == CW_OPT_LIST)
+            fprintf(out, " [repeatable]");
+        fputc('\n', out);
+    }
+    if (spec->config_file)
+        fprintf(out, "  %-34s %s\n", "    --config FILE",
+                "YAML file whose keys are the flag names above (env CRONWARDEN_CONFIG)");
+    fprintf(out, "  %-34s %s\n", "-h, --help", "show this help");
+    int any_env = 0;
+    for (size_t i = 0; i < spec->nopts; i++)
+        any_env |= !spec->opts[i].no_env;
+    if (any_env)
+        fprintf(out, "\nEvery flag can also be set with CRONWARDEN_<FLAG> (upper case, '-' as '_')%s;\n"
+                     "flags win over the environment%s.\n",
+                spec->config_file ? " or in the --config file" : "",
+                spec->config_file ? ", the environment over the file" : "");
+    if (spec->footer)
+        fprintf(out, "\n%s\n", spec->footer);
+}
+
+void cw_opts_free(const cw_cmd_spec *spec)
+{
+    for (size_t i = 0; i < spec->nopts; i++) {
+        const cw_opt *o = &spec->opts[i];
+        if (o->type == CW_OPT_STRING || o->type == CW_OPT_ENUM) {
+            char **t = o->target;
+            free(*t);
+            *t = NULL;
+        } else if (o->type == CW_OPT_LIST) {
+            cw_strlist_free(o->target);
+        }
+    }
+}

@@ -1,0 +1,188 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "lib/opts.h"
+
+typedef struct {
+    char *listen, *format;
+    long long threads;
+    int self_signed;
+    double grace;
+    cw_strlist files;
+} settings;
+
+static settings s;
+
+static const cw_opt opts[] = {
+    {"listen", 'l', CW_OPT_STRING, "ADDR:PORT", "address to serve on", &s.listen, "0.0.0.0:9443", NULL, 0, 0, 0},
+    {"output", 'o', CW_OPT_ENUM, NULL, "report format", &s.format, "text", "text|json|yaml", 0, 0, 0},
+    {"threads", 0, CW_OPT_INT, NULL, "worker threads", &s.threads, "2", NULL, 1, 64, 0},
+    {"self-signed", 0, CW_OPT_BOOL, NULL, "make a CA", &s.self_signed, NULL, NULL, 0, 0, 0},
+    {"shutdown-grace", 0, CW_OPT_DURATION, NULL, "drain time", &s.grace, "10s", NULL, 0, 0, 0},
+    {"from-file", 'f', CW_OPT_LIST, "PATH", "input", &s.files, NULL, NULL, 0, 0, 0},
+};
+
+static const cw_cmd_spec spec = {"webhook", "cronwarden webhook [flags]", "Serves.", opts,
+                                 sizeof(opts) / sizeof(opts[0]), NULL, 1, 0, 1};
+
+static int run(const char *line, cw_strlist *args, cw_error *err)
+{
+    char *copy = strdup(line);
+    char *argv[32];
+    int argc = 0;
+    for (char *t = strtok(copy, " "); t && argc < 31; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    memset(&s, 0, sizeof(s));
+    cw_strlist_init(&s.files);
+    FILE *devnull = fopen("/dev/null", "w");
+    int rc = cw_opts_parse(&spec, argc, argv, args, devnull, err);
+    fclose(devnull);
+    free(copy);
+    return rc;
+}
+
+static void flags_override_defaults(void **state)
+{
+    (void)state;
+    cw_error err;
+    cw_error_init(&err);
+    cw_strlist args;
+    cw_strlist_init(&args);
+    assert_int_equal(run("webhook -l 127.0.0.1:1 --output=json --threads 4 --self-signed "
+                         "--shutdown-grace 1m30s -f a -f b pos",
+                         &args, &err),
+                     CW_OK);
+    assert_string_equal(s.listen, "127.0.0.1:1");
+    assert_string_equal(s.format, "json");
+    assert_int_equal(s.threads, 4);
+    assert_int_equal(s.self_signed, 1);
+    assert_true(s.grace == 90.0);
+    assert_int_equal(s.files.len, 2);
+    assert_string_equal(args.items[0], "pos");
+    cw_opts_free(&spec);
+    cw_strlist_free(&args);
+    assert_int_equal(run("webhook", NULL, &err), CW_OK);
+    assert_string_equal(s.listen, "0.0.0.0:9443");
+    assert_true(s.grace == 10.0);
+    assert_int_equal(s.threads, 2);
+    cw_opts_free(&spec);
+}
+
+static void usage_errors_have_one_line_messages(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line, *msg;
+    } cases[] = {
+        {"webhook --nope", "unknown flag '--nope'"},
+        {"webhook -x", "unknown flag '-x'"},
+        {"webhook --listen", "flag '--listen' needs a value"},
+        {"webhook -o xml", "invalid value 'xml' for --output (choose text|json|yaml)"},
+        {"webhook --threads 0", "--threads must be between 1 and 64, got 0"},
+        {"webhook --threads two", "--threads expects an integer, got 'two'"},
+        {"webhook --self-signed=maybe", "--self-signed expects true or false, got 'maybe'"},
+        {"webhook --shutdown-grace 3d", "--shutdown-grace expects a duration like 30s, 10m or 1h30m, got '3d'"},
+        {"webhook a b", "unexpected argument 'b'"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cw_error err;
+        cw_error_init(&err);
+        assert_int_equal(run(cases[i].line, NULL, &err), CW_EUSAGE);
+        if (strcmp(err.message, cases[i].msg) != 0)
+            fail_msg("case %zu: got '%s' want '%s'", i, err.message, cases[i].msg);
+        cw_opts_free(&spec);
+    }
+}
+
+static void precedence_is_flags_env_file_defaults(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/cw-opts-XXXXXX";
+    int fd = mkstemp(path);
+    const char *yaml = "listen: 10.0.0.1:1\nthreads: 8\nfrom-file: [x, y]\nshutdown-grace: 5s\n";
+    assert_int_equal(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+    close(fd);
+    char line[256];
+    cw_error err;
+    cw_error_init(&err);
+
+    snprintf(line, sizeof(line), "webhook --config %s", path);
+    assert_int_equal(run(line, NULL, &err), CW_OK);
+    assert_string_equal(s.listen, "10.0.0.1:1");
+    assert_int_equal(s.threads, 8);
+    assert_int_equal(s.files.len, 2);
+    assert_true(s.grace == 5.0);
+    cw_opts_free(&spec);
+
+    setenv("CRONWARDEN_THREADS", "16", 1);
+    setenv("CRONWARDEN_FROM_FILE", "p,q,r", 1);
+    assert_int_equal(run(line, NULL, &err), CW_OK);
+    assert_int_equal(s.threads, 16);
+    assert_int_equal(s.files.len, 3);
+    assert_string_equal(s.listen, "10.0.0.1:1");
+    cw_opts_free(&spec);
+
+    snprintf(line, sizeof(line), "webhook --config %s --threads 3 -f only", path);
+    assert_int_equal(run(line, NULL, &err), CW_OK);
+    assert_int_equal(s.threads, 3);
+    assert_int_equal(s.files.len, 1);
+    assert_string_equal(s.files.items[0], "only");
+    cw_opts_free(&spec);
+
+    setenv("CRONWARDEN_THREADS", "999", 1);
+    assert_int_equal(run("webhook", NULL, &err), CW_EUSAGE);
+    assert_string_equal(err.message,
+                        "environment variable CRONWARDEN_THREADS: --threads must be between 1 and 64, got 999");
+    cw_opts_free(&spec);
+    unsetenv("CRONWARDEN_THREADS");
+    unsetenv("CRONWARDEN_FROM_FILE");
+
+    FILE *f = fopen(path, "w");
+    fputs("bogus: 1\n", f);
+    fclose(f);
+    snprintf(line, sizeof(line), "webhook --config=%s", path);
+    assert_int_equal(run(line, NULL, &err), CW_EUSAGE);
+    char want[300];
+    snprintf(want, sizeof(want), "config file %s: unknown key 'bogus'", path);
+    assert_string_equal(err.message, want);
+    cw_opts_free(&spec);
+    unlink(path);
+}
+
+static void durations_parse_like_go(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        double secs;
+        int ok;
+    } cases[] = {
+        {"10", 10, 1}, {"1.5", 1.5, 1}, {"90s", 90, 1}, {"10m", 600, 1}, {"1h30m", 5400, 1},
+        {"250ms", 0.25, 1}, {"1.5h", 5400, 1}, {"", 0, 0}, {"3d", 0, 0}, {"-1s", 0, 0}, {"m", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        double d = -1;
+        int rc = cw_opts_parse_duration(cases[i].text, &d);
+        assert_int_equal(rc == CW_OK, cases[i].ok);
+        if (cases[i].ok)
+            assert_true(d > cases[i].secs - 1e-9 && d < cases[i].secs + 1e-9);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(flags_override_defaults),
+        cmocka_unit_test(usage_errors_have_one_line_messages),
+        cmocka_unit_test(precedence_is_flags_env_file_defaults),
+        cmocka_unit_test(durations_parse_like_go),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
