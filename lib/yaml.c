@@ -711,8 +711,12 @@ static int needs_quotes(const char *s)
     resolve_plain(s, &r);
     if (r.kind != R_STRING)
         return 1;
-    /* Keep timestamps-looking and merge keys quoted so they read back as strings everywhere. */
-    return strcmp(s, "<<") == 0;
+    /* Merge keys and timestamp-like text ("2021-03-02T10:11:12Z") are quoted so that every YAML
+     * 1.1 reader takes them back as strings. */
+    if (strcmp(s, "<<") == 0)
+        return 1;
+    return strlen(s) >= 8 && s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' &&
+           s[2] >= '0' && s[2] <= '9' && s[3] >= '0' && s[3] <= '9' && s[4] == '-';
 }
 
 static int emit_scalar(yaml_emitter_t *em, const char *s, size_t n, int quoted, int literal)

@@ -1,0 +1,260 @@
+#include "lib/jsonscan.h"
+#include "lib/buf.h"
+
+#include <string.h>
+
+void cw_jsonscan_init(cw_jsonscan *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+void cw_jsonscan_free(cw_jsonscan *s)
+{
+    json_object_put(s->envelope);
+    cw_jsonscan_init(s);
+}
+
+void cw_text_position(const char *data, size_t off, size_t *line, size_t *col)
+{
+    size_t l = 1, last = 0;
+    for (size_t i = 0; i < off; i++)
+        if (data[i] == '\n') {
+            l++;
+            last = i + 1;
+        }
+    *line = l;
+    *col = off - last + 1;
+}
+
+static int fail_at(const char *data, size_t off, cw_error *err, const char *what)
+{
+    size_t line, col;
+    cw_text_position(data, off, &line, &col);
+    return cw_error_set(err, CW_EINVAL, "line %zu, column %zu: %s", line, col, what);
+}
+
+static size_t skip_ws(const char *d, size_t i, size_t len)
+{
+    while (i < len && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r'))
+        i++;
+    return i;
+}
+
+#define NOPE ((size_t)-1)
+
+/* Returns the offset just past the string starting at d[i] == '"', or NOPE when unterminated. */
+static size_t skip_string(const char *d, size_t i, size_t len)
+{
+    for (i++; i < len; i++) {
+        const char *q = memchr(d + i, '"', len - i);
+        if (!q)
+            return NOPE;
+        size_t j = (size_t)(q - d);
+        size_t bs = 0;
+        while (j - bs > i - 1 && d[j - bs - 1] == '\\')
+            bs++;
+        if (bs % 2 == 0)
+            return j + 1;
+        i = j;
+    }
+    return NOPE;
+}
+
+/* Returns the offset just past the value starting at d[i], or NOPE when it is unterminated. */
+static size_t skip_value(const char *d, size_t i, size_t len)
+{
+    if (i >= len)
+        return NOPE;
+    if (d[i] == '"')
+        return skip_string(d, i, len);
+    if (d[i] != '{' && d[i] != '[') {
+        while (i < len && !strchr(",}] \t\r\n", d[i]))
+            i++;
+        return i;
+    }
+    size_t depth = 0;
+    while (i < len) {
+        char c = d[i];
+        if (c == '"') {
+            i = skip_string(d, i, len);
+            if (i == NOPE)
+                return NOPE;
+            continue;
+        }
+        if (c == '{' || c == '[')
+            depth++;
+        else if (c == '}' || c == ']') {
+            if (--depth == 0)
+                return i + 1;
+        }
+        i++;
+    }
+    return NOPE;
+}
+
+/* Parses data[start, end); on a syntax error sets *bad to the offending offset and *why. */
+static int parse_span(const char *data, size_t start, size_t end, json_object **out, size_t *bad,
+                      const char **why)
+{
+    json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+    if (!tok)
+        return CW_ENOMEM;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    int rc = CW_OK;
+    json_object *obj = NULL;
+    size_t off = start;
+    /* json_tokener takes an int length: feed big spans in chunks. */
+    while (off < end) {
+        size_t n = end - off > (1u << 30) ? (1u << 30) : end - off;
+        obj = json_tokener_parse_ex(tok, data + off, (int)n);
+        enum json_tokener_error jerr = json_tokener_get_error(tok);
+        if (jerr == json_tokener_continue) {
+            off += n;
+            continue;
+        }
+        if (jerr != json_tokener_success) {
+            *bad = off + json_tokener_get_parse_end(tok);
+            *why = json_tokener_error_desc(jerr);
+            rc = CW_EINVAL;
+            goto done;
+        }
+        off += json_tokener_get_parse_end(tok);
+        break;
+    }
+    if (!obj && off >= end) {
+        /* Let the tokener finish a value that needs end-of-input (a bare number). */
+        obj = json_tokener_parse_ex(tok, "", 1);
+        if (json_tokener_get_error(tok) != json_tokener_success) {
+            *bad = end;
+            *why = "unexpected end of JSON input";
+            rc = CW_EINVAL;
+            goto done;
+        }
+    }
+    size_t rest = skip_ws(data, off, end);
+    if (rest < end) {
+        *bad = rest;
+        *why = "unexpected text after the JSON value";
+        rc = CW_EINVAL;
+        goto done;
+    }
+    *out = obj;
+    obj = NULL;
+done:
+    json_object_put(obj);
+    json_tokener_free(tok);
+    return rc;
+}
+
+int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out,
+                       cw_error *err)
+{
+    size_t bad = 0;
+    const char *why = NULL;
+    int rc = parse_span(data, start, end, out, &bad, &why);
+    if (rc == CW_ENOMEM)
+        return cw_error_set(err, rc, "out of memory");
+    if (rc != CW_OK)
+        return fail_at(data, bad, err, why);
+    return CW_OK;
+}
+
+int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err)
+{
+    int rc = CW_OK;
+    cw_buf env;
+    cw_buf_init(&env);
+    size_t i = skip_ws(data, 0, len);
+    if (i < len && data[i] == '[') {
+        size_t end = skip_value(data, i, len);
+        if (end == NOPE)
+            return fail_at(data, len, err, "unexpected end of JSON input (unbalanced brackets)");
+        s->is_list = 1;
+        s->items_start = i;
+        s->items_end = end;
+        return CW_OK;
+    }
+    if (i >= len || data[i] != '{')
+        return CW_OK;
+    /* Walk the top-level members looking for "items". */
+    i++;
+    for (;;) {
+        i = skip_ws(data, i, len);
+        if (i >= len)
+            return fail_at(data, len, err, "unexpected end of JSON input");
+        if (data[i] == '}')
+            return CW_OK;
+        if (data[i] != '"')
+            return CW_OK; /* malformed: leave it to the full parser for a precise message */
+        size_t kend = skip_string(data, i, len);
+        if (kend == NOPE)
+            return fail_at(data, i, err, "unterminated string");
+        int is_items = kend - i == 7 && memcmp(data + i, "\"items\"", 7) == 0;
+        i = skip_ws(data, kend, len);
+        if (i >= len || data[i] != ':')
+            return CW_OK;
+        i = skip_ws(data, i + 1, len);
+        size_t vend = skip_value(data, i, len);
+        if (vend == NOPE)
+            return fail_at(data, len, err, "unexpected end of JSON input (unbalanced brackets)");
+        if (is_items && data[i] == '[') {
+            s->is_list = 1;
+            s->items_start = i;
+            s->items_end = vend;
+            break;
+        }
+        i = skip_ws(data, vend, len);
+        if (i < len && data[i] == ',')
+            i++;
+    }
+    /* Parse the envelope with the items elided: validates the rest and gives kind/apiVersion. */
+    if (cw_buf_append(&env, data, s->items_start) != CW_OK || cw_buf_puts(&env, "[]") != CW_OK ||
+        cw_buf_append(&env, data + s->items_end, len - s->items_end) != CW_OK) {
+        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        goto done;
+    }
+    size_t bad = 0;
+    const char *why = NULL;
+    rc = parse_span(env.data, 0, env.len, &s->envelope, &bad, &why);
+    if (rc == CW_ENOMEM) {
+        rc = cw_error_set(err, rc, "out of memory");
+    } else if (rc != CW_OK) {
+        /* Map the position back: text after the items array shifted by the elided length. */
+        if (bad >= s->items_start + 2)
+            bad += (s->items_end - s->items_start) - 2;
+        rc = fail_at(data, bad, err, why);
+    }
+    if (rc != CW_OK)
+        s->is_list = 0;
+done:
+    cw_buf_free(&env);
+    return rc;
+}
+
+int cw_jsonscan_items(const cw_jsonscan *s, const char *data, cw_jsonscan_fn fn, void *ud,
+                      cw_error *err)
+{
+    size_t i = s->items_start + 1, end = s->items_end - 1, index = 0;
+    for (;;) {
+        i = skip_ws(data, i, end);
+        if (i >= end)
+            return CW_OK;
+        if (data[i] == ',') {
+            if (index == 0)
+                return fail_at(data, i, err, "unexpected ',' in the items array");
+            i = skip_ws(data, i + 1, end);
+            if (i >= end)
+                return fail_at(data, i, err, "trailing ',' in the items array");
+        } else if (index > 0) {
+            return fail_at(data, i, err, "expected ',' between items");
+        }
+        size_t vend = skip_value(data, i, end);
+        if (vend == NOPE)
+            return fail_at(data, i, err, "unterminated item");
+        int rc = fn(ud, index, i, vend, err);
+        if (rc != CW_OK)
+            return rc;
+        index++;
+        i = vend;
+    }
+}

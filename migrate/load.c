@@ -1,0 +1,256 @@
+#include "migrate/load.h"
+#include "lib/buf.h"
+#include "lib/json.h"
+#include "lib/jsonscan.h"
+#include "lib/yaml.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int has_manifest_ext(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 ||
+                   strcmp(dot, ".json") == 0);
+}
+
+static int walk(const char *dir, cw_strlist *files, int depth, cw_error *err)
+{
+    int rc = CW_OK;
+    cw_strlist names;
+    cw_strlist_init(&names);
+    DIR *d = NULL;
+    if (depth > 64)
+        return cw_error_set(err, CW_ELIMIT, "%s: directories nested too deeply", dir);
+    d = opendir(dir);
+    if (!d)
+        return cw_error_set(err, CW_EIO, "%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if ((rc = cw_strlist_add(&names, e->d_name)) != CW_OK) {
+            rc = cw_error_set(err, rc, "out of memory");
+            goto done;
+        }
+    }
+    cw_strlist_sort(&names);
+    for (size_t i = 0; i < names.len; i++) {
+        char path[4096];
+        struct stat st, lst;
+        snprintf(path, sizeof(path), "%s/%s", dir, names.items[i]);
+        if (stat(path, &st) != 0 || lstat(path, &lst) != 0)
+            continue; /* dangling symlink */
+        if (S_ISDIR(st.st_mode)) {
+            if (S_ISLNK(lst.st_mode))
+                continue; /* never follow directory links: they can loop */
+            if ((rc = walk(path, files, depth + 1, err)) != CW_OK)
+                goto done;
+        } else if (S_ISREG(st.st_mode) && has_manifest_ext(names.items[i])) {
+            if ((rc = cw_strlist_add(files, path)) != CW_OK) {
+                rc = cw_error_set(err, rc, "out of memory");
+                goto done;
+            }
+        }
+    }
+done:
+    closedir(d);
+    cw_strlist_free(&names);
+    return rc;
+}
+
+int cw_load_expand(const cw_strlist *paths, cw_strlist *files, cw_error *err)
+{
+    for (size_t i = 0; i < paths->len; i++) {
+        const char *p = paths->items[i];
+        struct stat st;
+        if (strcmp(p, "-") == 0) {
+            if (cw_strlist_add(files, p) != CW_OK)
+                return cw_error_set(err, CW_ENOMEM, "out of memory");
+            continue;
+        }
+        if (stat(p, &st) != 0)
+            return cw_error_set(err, errno == ENOENT ? CW_ENOTFOUND : CW_EIO, "%s: %s", p,
+                                strerror(errno));
+        if (S_ISDIR(st.st_mode)) {
+            char dir[4096];
+            snprintf(dir, sizeof(dir), "%s", p);
+            size_t n = strlen(dir);
+            while (n > 1 && dir[n - 1] == '/')
+                dir[--n] = '\0';
+            size_t before = files->len;
+            int rc = walk(dir, files, 0, err);
+            if (rc != CW_OK)
+                return rc;
+            if (files->len == before)
+                return cw_error_set(err, CW_ENOTFOUND,
+                                    "%s: no *.yaml, *.yml or *.json files in this directory", p);
+        } else if (cw_strlist_add(files, p) != CW_OK) {
+            return cw_error_set(err, CW_ENOMEM, "out of memory");
+        }
+    }
+    return CW_OK;
+}
+
+cw_load_format cw_load_detect(const char *data, size_t len)
+{
+    size_t i = 0;
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+        i++;
+    return i < len && (data[i] == '{' || data[i] == '[') ? CW_LOAD_JSON : CW_LOAD_YAML;
+}
+
+int cw_load_read(const char *path, char **data, size_t *len, cw_error *err)
+{
+    if (strcmp(path, "-") != 0)
+        return cw_file_read(path, data, len, err);
+    cw_buf b;
+    cw_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+        if (cw_buf_append(&b, chunk, n) != CW_OK) {
+            cw_buf_free(&b);
+            return cw_error_set(err, CW_ENOMEM, "standard input: out of memory");
+        }
+    if (ferror(stdin)) {
+        cw_buf_free(&b);
+        return cw_error_set(err, CW_EIO, "standard input: read failed");
+    }
+    *len = b.len;
+    *data = cw_buf_detach(&b);
+    return *data ? CW_OK : cw_error_set(err, CW_ENOMEM, "out of memory");
+}
+
+int cw_load_is_list(json_object *doc)
+{
+    const char *kind = cw_json_path_string(doc, "kind");
+    json_object *items = cw_json_member(doc, "items");
+    size_t kl = kind ? strlen(kind) : 0;
+    return json_object_is_type(items, json_type_array) && kl >= 4 &&
+           strcmp(kind + kl - 4, "List") == 0;
+}
+
+void cw_load_where(const cw_load_unit *u, char *out, size_t n)
+{
+    const char *path = strcmp(u->path, "-") == 0 ? "<stdin>" : u->path;
+    if (u->item >= 0)
+        snprintf(out, n, "%s: document %zu, items[%ld]", path, u->doc, u->item);
+    else
+        snprintf(out, n, "%s: document %zu", path, u->doc);
+}
+
+static int emit_doc(const char *path, size_t doc, size_t line, json_object *v, cw_load_fn fn,
+                    void *ud, cw_error *err)
+{
+    cw_load_unit u = {v, path, doc, -1, line};
+    if (!v)
+        return CW_OK;
+    if (!cw_load_is_list(v))
+        return fn(ud, &u, err);
+    json_object *items = cw_json_member(v, "items");
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        u.obj = json_object_array_get_idx(items, i);
+        u.item = (long)i;
+        if (!u.obj)
+            continue;
+        int rc = fn(ud, &u, err);
+        if (rc != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+typedef struct {
+    const char *path;
+    const char *data;
+    cw_load_fn fn;
+    void *ud;
+} item_ctx;
+
+static int on_item(void *ud, size_t index, size_t start, size_t end, cw_error *err)
+{
+    item_ctx *c = ud;
+    json_object *obj = NULL;
+    int rc = cw_json_parse_span(c->data, start, end, &obj, err);
+    if (rc != CW_OK)
+        return cw_error_prefix(err, "%s: items[%zu]", c->path, index);
+    size_t line, col;
+    cw_text_position(c->data, start, &line, &col);
+    cw_load_unit u = {obj, c->path, 1, (long)index, line};
+    if (obj)
+        rc = c->fn(c->ud, &u, err);
+    json_object_put(obj);
+    return rc;
+}
+
+static int load_json(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
+                     cw_error *err)
+{
+    cw_jsonscan scan;
+    cw_jsonscan_init(&scan);
+    json_object *doc = NULL;
+    int rc = cw_jsonscan_open(&scan, data, len, err);
+    if (rc != CW_OK)
+        goto fail;
+    if (scan.is_list && (!scan.envelope || cw_load_is_list(scan.envelope))) {
+        item_ctx c = {path, data, fn, ud};
+        rc = cw_jsonscan_items(&scan, data, on_item, &c, err);
+        goto done;
+    }
+    rc = cw_json_parse_span(data, 0, len, &doc, err);
+    if (rc != CW_OK)
+        goto fail;
+    if (json_object_is_type(doc, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(doc) && rc == CW_OK; i++) {
+            cw_load_unit u = {json_object_array_get_idx(doc, i), path, 1, (long)i, 1};
+            if (u.obj)
+                rc = fn(ud, &u, err);
+        }
+    } else {
+        rc = emit_doc(path, 1, 1, doc, fn, ud, err);
+    }
+    goto done;
+fail:
+    cw_error_prefix(err, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
+done:
+    json_object_put(doc);
+    cw_jsonscan_free(&scan);
+    return rc;
+}
+
+int cw_load_text(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
+                 cw_error *err)
+{
+    if (cw_load_detect(data, len) == CW_LOAD_JSON)
+        return load_json(path, data, len, fn, ud, err);
+    cw_yaml_docs docs;
+    cw_yaml_docs_init(&docs);
+    int rc = cw_yaml_parse(data, len, NULL, &docs, err);
+    if (rc != CW_OK) {
+        cw_error_prefix(err, "%s", strcmp(path, "-") == 0 ? "<stdin>" : path);
+        goto done;
+    }
+    for (size_t i = 0; i < docs.len && rc == CW_OK; i++)
+        rc = emit_doc(path, i + 1, docs.items[i].line, docs.items[i].value, fn, ud, err);
+done:
+    cw_yaml_docs_free(&docs);
+    return rc;
+}
+
+int cw_load_file(const char *path, cw_load_fn fn, void *ud, cw_error *err)
+{
+    char *data = NULL;
+    size_t len = 0;
+    int rc = cw_load_read(path, &data, &len, err);
+    if (rc == CW_OK)
+        rc = cw_load_text(path, data, len, fn, ud, err);
+    free(data);
+    return rc;
+}

@@ -1,0 +1,167 @@
+/* The migration planner: legacy Longhorn recurringJobs (Volume spec, StorageClass parameters, the
+ * longhorn-storageclass ConfigMap) in, a deterministic plan out. Pure: objects in, decisions out,
+ * no I/O. Objects are fed one at a time (cw_plan_add) so a 100k-volume export never has to be in
+ * memory at once; cw_plan_finish resolves names, conflicts and final actions; the same decision
+ * functions then rewrite objects for manifests (offline) or build API patches (online). */
+#ifndef CW_PLAN_H
+#define CW_PLAN_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "defaults/policy.h"
+#include "lib/error.h"
+#include "lib/names.h"
+#include "lib/strlist.h"
+#include "lib/strmap.h"
+
+#define CW_LEGACY_CRONJOB_LABEL "longhornvolume"
+#define CW_LONGHORN_SC_CONFIGMAP "longhorn-storageclass"
+#define CW_LONGHORN_SC_KEY "storageclass.yaml"
+#define CW_LONGHORN_PROVISIONER "driver.longhorn.io"
+
+typedef struct cw_plan_config {
+    cw_names_scheme scheme;
+    const char *namespace;           /* Longhorn namespace: RecurringJobs, ConfigMap, CronJobs */
+    const cw_policy_config *policy;  /* max retain, default group ("" or NULL: none) */
+    int default_group;               /* 0: --no-default-group */
+    const char *rj_api_version;      /* NULL: the newest longhorn.io version seen, else v1beta1 */
+} cw_plan_config;
+
+/* What the plan decides for each object. */
+typedef enum {
+    CW_ACT_NONE = 0,  /* nothing to do (already migrated, or unrelated) */
+    CW_ACT_CREATE,    /* RecurringJob to create */
+    CW_ACT_EXISTS,    /* RecurringJob already there with the same spec */
+    CW_ACT_MIGRATE,   /* Volume / StorageClass / ConfigMap to rewrite */
+    CW_ACT_DELETE,    /* legacy CronJob to delete */
+    CW_ACT_KEEP,      /* legacy CronJob kept (its volume is not migrated, or unknown) */
+    CW_ACT_INVALID,   /* left untouched: a legacy job is invalid */
+    CW_ACT_CONFLICT,  /* left untouched: a RecurringJob name conflict */
+    CW_ACT_UNUSED,    /* RecurringJob only wanted by objects that cannot be migrated */
+} cw_plan_action;
+
+const char *cw_plan_action_name(cw_plan_action a);
+
+/* What happened to a planned action (online apply, offline write). */
+typedef enum {
+    CW_RES_PENDING = 0, /* nothing done: audit or --dry-run=client */
+    CW_RES_DONE,        /* applied to the cluster or written to the output directory */
+    CW_RES_DRYRUN,      /* accepted by the API server with dryRun=All */
+    CW_RES_FAILED,      /* see result_msg; a rerun continues */
+    CW_RES_SKIPPED,     /* the object vanished or changed; see result_msg */
+} cw_plan_result;
+
+const char *cw_plan_result_name(cw_plan_result r);
+
+typedef struct cw_plan_job {
+    char name[CW_NAMES_MAX + 1];
+    char *task, *cron;
+    int64_t retain;
+    json_object *labels; /* owned; NULL when the legacy job had none */
+    char *labels_json;   /* Go encoding used for the name */
+    char *invalid;       /* why the job cannot become a RecurringJob, or NULL */
+    cw_plan_action action;
+    char *reason;        /* conflict / unused reason */
+    size_t *srcs;        /* items (volumes, storage classes, ConfigMap) that want the job */
+    size_t nsrcs, capsrcs;
+    cw_plan_result result;
+    char *result_msg;
+} cw_plan_job;
+
+/* A legacy-job reference from a volume or storage class, for the report. */
+typedef struct cw_plan_ref {
+    size_t job;         /* index into jobs */
+    char *legacy_name;  /* the legacy job's own name */
+} cw_plan_ref;
+
+/* Decision for one object holding legacy jobs (Volume, StorageClass, ConfigMap). */
+typedef struct cw_plan_item {
+    char *kind, *namespace, *name, *resource_version, *api_version, *source;
+    int has_legacy;      /* the legacy field is present (even empty) */
+    cw_plan_ref *refs;
+    size_t nrefs;
+    cw_strlist problems; /* invalid jobs: "spec.recurringJobs[1] (weekly): spec.cron: ..." */
+    cw_strlist present;  /* job/group label keys already "enabled" (volumes) or selector names */
+    int any_job_label;   /* a recurring-job(-group) label key exists (volumes) */
+    char *selector;      /* StorageClass: existing recurringJobSelector text or NULL */
+    cw_plan_action action;
+    char *reason;
+    cw_strlist add_labels; /* after finish: label keys to set to "enabled" (volumes) */
+    char *new_selector;    /* after finish: StorageClass/ConfigMap selector value */
+    cw_plan_result result;
+    char *result_msg;
+} cw_plan_item;
+
+typedef struct cw_plan_cronjob {
+    char *namespace, *name, *volume, *api_version, *source;
+    cw_plan_action action;
+    char *reason;
+    cw_plan_result result;
+    char *result_msg;
+} cw_plan_cronjob;
+
+typedef struct cw_plan_error {
+    char *object; /* "Volume longhorn-system/pvc-1" or "" */
+    char *source; /* "file: document 2" or "" */
+    char *message;
+} cw_plan_error;
+
+typedef struct cw_plan {
+    cw_plan_config cfg;
+    char *rj_api_version;
+    cw_plan_job *jobs;
+    size_t njobs, capjobs;
+    cw_strmap job_index;   /* tuple key -> job */
+    cw_plan_item *items;   /* volumes, storage classes and the ConfigMap, in input order */
+    size_t nitems, capitems;
+    cw_strmap item_index;  /* "kind/ns/name" -> item */
+    cw_plan_cronjob *cronjobs;
+    size_t ncronjobs, capcronjobs;
+    json_object *existing; /* name -> existing RecurringJob spec (object) */
+    cw_plan_error *errors;
+    size_t nerrors, caperrors;
+    size_t scanned_volumes, scanned_storageclasses;
+    int finished;
+} cw_plan;
+
+int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err);
+void cw_plan_free(cw_plan *p);
+
+/* Feeds one object. Unrelated objects are ignored. A related object that is malformed (a field of
+ * the wrong type, no name) fails with CW_EINVAL naming the field; the caller decides whether that
+ * is fatal (offline) or recorded with cw_plan_record_error (online). `source` may be NULL. */
+int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err);
+int cw_plan_record_error(cw_plan *p, const char *object, const char *source, const char *message);
+
+/* Resolves names, existing RecurringJobs, conflicts and every object's final action. */
+int cw_plan_finish(cw_plan *p, cw_error *err);
+
+/* Index of a Volume/StorageClass/ConfigMap item, or -1. */
+long cw_plan_find_item(const cw_plan *p, const char *kind, const char *ns, const char *name);
+
+/* The RecurringJob object to create for job j (apiVersion, metadata, spec). Caller owns it. */
+int cw_plan_job_object(const cw_plan *p, size_t j, json_object **out, cw_error *err);
+
+/* Re-decides a (re-read) object against the finished plan: fills `item` (caller frees with
+ * cw_plan_item_free). Used after a 409 or when rewriting manifests. Objects holding legacy jobs
+ * that the plan has never seen come back CW_ACT_CONFLICT with reason "changed since planning". */
+int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *item, cw_error *err);
+void cw_plan_item_free(cw_plan_item *item);
+
+/* Applies a MIGRATE decision to an object in place (labels, legacy field, selector). */
+int cw_plan_apply_item(const cw_plan_item *item, json_object *obj, cw_error *err);
+/* RFC 6902 ops for a MIGRATE decision on a Volume, guarded by a test of resourceVersion. */
+int cw_plan_volume_patch(const cw_plan_item *item, json_object *vol, json_object **ops,
+                         cw_error *err);
+
+/* Records a result (message copied; NULL for none). */
+int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, const char *msg);
+
+/* Sorted views for reports: indices ordered by (namespace, name) / job name. Caller frees. */
+size_t *cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t *n);
+size_t *cw_plan_sorted_jobs(const cw_plan *p, size_t *n);
+size_t *cw_plan_sorted_cronjobs(const cw_plan *p, size_t *n);
+
+#endif

@@ -1,0 +1,444 @@
+#include "migrate/report.h"
+#include "lib/json.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static void count_items(const cw_plan *p, const char *kind, cw_report_counts *c)
+{
+    memset(c, 0, sizeof(*c));
+    for (size_t i = 0; i < p->nitems; i++) {
+        const cw_plan_item *it = &p->items[i];
+        if (strcmp(it->kind, kind) != 0)
+            continue;
+        c->scanned++;
+        switch (it->action) {
+        case CW_ACT_MIGRATE:
+            c->to_change++;
+            if (it->result == CW_RES_DONE)
+                c->done++;
+            else if (it->result == CW_RES_FAILED)
+                c->failed++;
+            else if (it->result == CW_RES_SKIPPED)
+                c->skipped++;
+            break;
+        case CW_ACT_INVALID: c->invalid++; break;
+        case CW_ACT_CONFLICT: c->conflicting++; break;
+        default: c->unchanged++; break;
+        }
+    }
+}
+
+void cw_report_summarize(const cw_plan *p, cw_report_summary *s)
+{
+    memset(s, 0, sizeof(*s));
+    count_items(p, "Volume", &s->volumes);
+    count_items(p, "StorageClass", &s->storage_classes);
+    count_items(p, "ConfigMap", &s->config_maps);
+    for (size_t i = 0; i < p->njobs; i++) {
+        const cw_plan_job *j = &p->jobs[i];
+        switch (j->action) {
+        case CW_ACT_CREATE:
+            s->jobs_create++;
+            s->jobs_created += j->result == CW_RES_DONE;
+            s->jobs_failed += j->result == CW_RES_FAILED;
+            break;
+        case CW_ACT_EXISTS: s->jobs_existing++; break;
+        case CW_ACT_CONFLICT: s->jobs_conflicting++; break;
+        case CW_ACT_INVALID: s->jobs_invalid++; break;
+        case CW_ACT_UNUSED: s->jobs_unused++; break;
+        default: break;
+        }
+    }
+    for (size_t i = 0; i < p->ncronjobs; i++) {
+        const cw_plan_cronjob *c = &p->cronjobs[i];
+        if (c->action == CW_ACT_DELETE) {
+            s->cron_delete++;
+            s->cron_deleted += c->result == CW_RES_DONE;
+            s->cron_failed += c->result == CW_RES_FAILED;
+        } else {
+            s->cron_kept++;
+        }
+    }
+    s->errors = p->nerrors + s->volumes.failed + s->storage_classes.failed +
+                s->config_maps.failed + s->jobs_failed + s->cron_failed;
+    size_t pending = (s->volumes.to_change - s->volumes.done) +
+                     (s->storage_classes.to_change - s->storage_classes.done) +
+                     (s->config_maps.to_change - s->config_maps.done) +
+                     (s->jobs_create - s->jobs_created) + (s->cron_delete - s->cron_deleted);
+    s->changes_pending = pending > 0;
+    s->problems = s->errors || s->volumes.invalid || s->volumes.conflicting ||
+                  s->storage_classes.invalid || s->storage_classes.conflicting ||
+                  s->config_maps.invalid || s->config_maps.conflicting || s->jobs_conflicting;
+}
+
+int cw_report_exit_code(const cw_report_summary *s, int detailed)
+{
+    if (s->problems)
+        return 1;
+    if (detailed && s->changes_pending)
+        return 3;
+    return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_object *str(const char *s)
+{
+    return json_object_new_string(s ? s : "");
+}
+
+static json_object *counts_json(const cw_report_counts *c)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "scanned", json_object_new_uint64(c->scanned));
+    json_object_object_add(o, "toMigrate", json_object_new_uint64(c->to_change));
+    json_object_object_add(o, "migrated", json_object_new_uint64(c->done));
+    json_object_object_add(o, "unchanged", json_object_new_uint64(c->unchanged));
+    json_object_object_add(o, "invalid", json_object_new_uint64(c->invalid));
+    json_object_object_add(o, "conflicting", json_object_new_uint64(c->conflicting));
+    json_object_object_add(o, "failed", json_object_new_uint64(c->failed));
+    json_object_object_add(o, "skipped", json_object_new_uint64(c->skipped));
+    return o;
+}
+
+static void add_result(json_object *o, cw_plan_action a, cw_plan_result r, const char *msg)
+{
+    if (a != CW_ACT_MIGRATE && a != CW_ACT_CREATE && a != CW_ACT_DELETE)
+        return;
+    json_object_object_add(o, "result", str(cw_plan_result_name(r)));
+    if (msg)
+        json_object_object_add(o, "error", str(msg));
+}
+
+static json_object *job_refs(const cw_plan *p, const cw_plan_item *it)
+{
+    json_object *arr = json_object_new_array();
+    for (size_t r = 0; r < it->nrefs; r++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "legacyName", str(it->refs[r].legacy_name));
+        json_object_object_add(e, "recurringJob", str(p->jobs[it->refs[r].job].name));
+        json_object_array_add(arr, e);
+    }
+    return arr;
+}
+
+static json_object *items_json(const cw_plan *p, const char *kind)
+{
+    size_t n;
+    size_t *idx = cw_plan_sorted_items(p, kind, &n);
+    json_object *arr = json_object_new_array();
+    int volume = strcmp(kind, "Volume") == 0;
+    for (size_t k = 0; idx && k < n; k++) {
+        const cw_plan_item *it = &p->items[idx[k]];
+        json_object *o = json_object_new_object();
+        if (*it->namespace)
+            json_object_object_add(o, "namespace", str(it->namespace));
+        json_object_object_add(o, "name", str(it->name));
+        json_object_object_add(o, "action", str(cw_plan_action_name(it->action)));
+        add_result(o, it->action, it->result, it->result_msg);
+        if (it->reason)
+            json_object_object_add(o, "reason", str(it->reason));
+        if (it->nrefs)
+            json_object_object_add(o, "jobs", job_refs(p, it));
+        if (it->action == CW_ACT_MIGRATE) {
+            if (volume) {
+                json_object *labels = json_object_new_array();
+                for (size_t i = 0; i < it->add_labels.len; i++)
+                    json_object_array_add(labels, str(it->add_labels.items[i]));
+                json_object_object_add(o, "addLabels", labels);
+                json_object_object_add(o, "removeRecurringJobs", json_object_new_boolean(1));
+            } else {
+                if (it->new_selector)
+                    json_object_object_add(o, "recurringJobSelector", str(it->new_selector));
+                json_object_object_add(o, "removeRecurringJobs", json_object_new_boolean(1));
+            }
+        }
+        if (*it->source)
+            json_object_object_add(o, "source", str(it->source));
+        json_object_array_add(arr, o);
+    }
+    free(idx);
+    return arr;
+}
+
+static json_object *jobs_json(const cw_plan *p)
+{
+    size_t n;
+    size_t *idx = cw_plan_sorted_jobs(p, &n);
+    json_object *arr = json_object_new_array();
+    for (size_t k = 0; idx && k < n; k++) {
+        const cw_plan_job *j = &p->jobs[idx[k]];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", str(j->name));
+        json_object_object_add(o, "namespace", str(p->cfg.namespace));
+        json_object_object_add(o, "action", str(cw_plan_action_name(j->action)));
+        add_result(o, j->action, j->result, j->result_msg);
+        if (j->reason)
+            json_object_object_add(o, "reason", str(j->reason));
+        if (j->invalid)
+            json_object_object_add(o, "reason", str(j->invalid));
+        json_object_object_add(o, "task", str(j->task));
+        json_object_object_add(o, "cron", str(j->cron));
+        json_object_object_add(o, "retain", json_object_new_int64(j->retain));
+        json_object *labels = NULL;
+        cw_json_copy(j->labels, &labels);
+        json_object_object_add(o, "labels", labels);
+        json_object *srcs = json_object_new_array();
+        for (size_t s = 0; s < j->nsrcs; s++) {
+            const cw_plan_item *it = &p->items[j->srcs[s]];
+            json_object *e = json_object_new_object();
+            json_object_object_add(e, "kind", str(it->kind));
+            if (*it->namespace)
+                json_object_object_add(e, "namespace", str(it->namespace));
+            json_object_object_add(e, "name", str(it->name));
+            json_object_array_add(srcs, e);
+        }
+        json_object_object_add(o, "sources", srcs);
+        json_object_array_add(arr, o);
+    }
+    free(idx);
+    return arr;
+}
+
+static json_object *cronjobs_json(const cw_plan *p)
+{
+    size_t n;
+    size_t *idx = cw_plan_sorted_cronjobs(p, &n);
+    json_object *arr = json_object_new_array();
+    for (size_t k = 0; idx && k < n; k++) {
+        const cw_plan_cronjob *c = &p->cronjobs[idx[k]];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "namespace", str(c->namespace));
+        json_object_object_add(o, "name", str(c->name));
+        json_object_object_add(o, "volume", str(c->volume));
+        json_object_object_add(o, "action", str(cw_plan_action_name(c->action)));
+        add_result(o, c->action, c->result, c->result_msg);
+        if (c->reason)
+            json_object_object_add(o, "reason", str(c->reason));
+        if (*c->source)
+            json_object_object_add(o, "source", str(c->source));
+        json_object_array_add(arr, o);
+    }
+    free(idx);
+    return arr;
+}
+
+static json_object *conflicts_json(const cw_plan *p)
+{
+    size_t n;
+    size_t *idx = cw_plan_sorted_jobs(p, &n);
+    json_object *arr = json_object_new_array();
+    for (size_t k = 0; idx && k < n; k++) {
+        const cw_plan_job *j = &p->jobs[idx[k]];
+        if (j->action != CW_ACT_CONFLICT)
+            continue;
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "kind", str("RecurringJob"));
+        json_object_object_add(o, "namespace", str(p->cfg.namespace));
+        json_object_object_add(o, "name", str(j->name));
+        json_object_object_add(o, "reason", str(j->reason));
+        json_object *affected = json_object_new_array();
+        for (size_t s = 0; s < j->nsrcs; s++) {
+            const cw_plan_item *it = &p->items[j->srcs[s]];
+            char name[600];
+            snprintf(name, sizeof(name), "%s %s%s%s", it->kind, it->namespace,
+                     *it->namespace ? "/" : "", it->name);
+            json_object_array_add(affected, str(name));
+        }
+        json_object_object_add(o, "affected", affected);
+        json_object_array_add(arr, o);
+    }
+    free(idx);
+    return arr;
+}
+
+int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out,
+                   cw_error *err)
+{
+    cw_report_summary s;
+    cw_report_summarize(p, &s);
+    json_object *o = json_object_new_object();
+    if (!o)
+        return cw_error_set(err, CW_ENOMEM, "out of memory");
+    json_object_object_add(o, "apiVersion", str("cronwarden.io/v1alpha1"));
+    json_object_object_add(o, "kind", str("MigrationReport"));
+    json_object_object_add(o, "mode", str(info->mode));
+    if (info->dry_run)
+        json_object_object_add(o, "dryRun", str(info->dry_run));
+    if (strcmp(info->mode, "offline") == 0) {
+        json_object_object_add(o, "outputDir", info->output_dir ? str(info->output_dir) : NULL);
+        json_object_object_add(o, "files", json_object_new_uint64(info->files));
+    }
+    json_object_object_add(o, "nameScheme", str(cw_names_scheme_name(p->cfg.scheme)));
+    json_object_object_add(o, "namespace", str(p->cfg.namespace));
+    json_object_object_add(o, "recurringJobApiVersion", str(p->rj_api_version));
+
+    json_object *sum = json_object_new_object();
+    json_object_object_add(sum, "volumes", counts_json(&s.volumes));
+    json_object_object_add(sum, "storageClasses", counts_json(&s.storage_classes));
+    json_object_object_add(sum, "configMaps", counts_json(&s.config_maps));
+    json_object *rj = json_object_new_object();
+    json_object_object_add(rj, "toCreate", json_object_new_uint64(s.jobs_create));
+    json_object_object_add(rj, "created", json_object_new_uint64(s.jobs_created));
+    json_object_object_add(rj, "existing", json_object_new_uint64(s.jobs_existing));
+    json_object_object_add(rj, "conflicting", json_object_new_uint64(s.jobs_conflicting));
+    json_object_object_add(rj, "invalid", json_object_new_uint64(s.jobs_invalid));
+    json_object_object_add(rj, "unused", json_object_new_uint64(s.jobs_unused));
+    json_object_object_add(rj, "failed", json_object_new_uint64(s.jobs_failed));
+    json_object_object_add(sum, "recurringJobs", rj);
+    json_object *cj = json_object_new_object();
+    json_object_object_add(cj, "toDelete", json_object_new_uint64(s.cron_delete));
+    json_object_object_add(cj, "deleted", json_object_new_uint64(s.cron_deleted));
+    json_object_object_add(cj, "kept", json_object_new_uint64(s.cron_kept));
+    json_object_object_add(cj, "failed", json_object_new_uint64(s.cron_failed));
+    json_object_object_add(sum, "cronJobs", cj);
+    json_object_object_add(sum, "errors", json_object_new_uint64(s.errors));
+    json_object_object_add(sum, "changesPending", json_object_new_boolean(s.changes_pending));
+    json_object_object_add(o, "summary", sum);
+
+    json_object_object_add(o, "recurringJobs", jobs_json(p));
+    json_object_object_add(o, "volumes", items_json(p, "Volume"));
+    json_object_object_add(o, "storageClasses", items_json(p, "StorageClass"));
+    json_object_object_add(o, "configMaps", items_json(p, "ConfigMap"));
+    json_object_object_add(o, "cronJobs", cronjobs_json(p));
+    json_object_object_add(o, "conflicts", conflicts_json(p));
+    json_object *errs = json_object_new_array();
+    for (size_t i = 0; i < p->nerrors; i++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "object", str(p->errors[i].object));
+        json_object_object_add(e, "source", str(p->errors[i].source));
+        json_object_object_add(e, "message", str(p->errors[i].message));
+        json_object_array_add(errs, e);
+    }
+    json_object_object_add(o, "errors", errs);
+    *out = o;
+    return CW_OK;
+}
+
+/* ---- text ---- */
+
+static void row(FILE *out, const char *kind, const cw_report_counts *c, int online)
+{
+    fprintf(out, "%-14s %8zu %8zu %8zu %10zu %8zu %9zu", kind, c->scanned, c->to_change, c->done,
+            c->unchanged, c->invalid, c->conflicting);
+    if (online)
+        fprintf(out, " %7zu", c->failed + c->skipped);
+    fputc('\n', out);
+}
+
+static const char *verb(cw_plan_action a, cw_plan_result r)
+{
+    if (r == CW_RES_FAILED)
+        return "FAILED";
+    if (r == CW_RES_SKIPPED)
+        return "skipped";
+    switch (a) {
+    case CW_ACT_CREATE: return r == CW_RES_DONE ? "created" : "create";
+    case CW_ACT_MIGRATE: return r == CW_RES_DONE ? "migrated" : "migrate";
+    case CW_ACT_DELETE: return r == CW_RES_DONE ? "deleted" : "delete";
+    default: return cw_plan_action_name(a);
+    }
+}
+
+static void result_suffix(FILE *out, cw_plan_result r, const char *msg)
+{
+    if (r == CW_RES_DRYRUN)
+        fputs(" [dry-run ok]", out);
+    if (msg)
+        fprintf(out, ": %s", msg);
+    fputc('\n', out);
+}
+
+static void text_items(const cw_plan *p, const char *kind, FILE *out)
+{
+    size_t n;
+    size_t *idx = cw_plan_sorted_items(p, kind, &n);
+    for (size_t k = 0; idx && k < n; k++) {
+        const cw_plan_item *it = &p->items[idx[k]];
+        if (it->action == CW_ACT_NONE)
+            continue;
+        fprintf(out, "%-9s %s %s%s%s", verb(it->action, it->result), it->kind, it->namespace,
+                *it->namespace ? "/" : "", it->name);
+        if (it->action == CW_ACT_MIGRATE) {
+            for (size_t i = 0; i < it->add_labels.len; i++)
+                fprintf(out, " +%s", it->add_labels.items[i]);
+            if (it->new_selector)
+                fprintf(out, " recurringJobSelector=%s", it->new_selector);
+            fputs(strcmp(kind, "Volume") == 0 ? " -spec.recurringJobs"
+                                              : " -parameters.recurringJobs",
+                  out);
+        } else if (it->reason) {
+            fprintf(out, "  %s", it->reason);
+        }
+        result_suffix(out, it->result, it->result_msg);
+    }
+    free(idx);
+}
+
+int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
+{
+    cw_report_summary s;
+    cw_report_summarize(p, &s);
+    int online = strcmp(info->mode, "online") == 0;
+    if (online)
+        fprintf(out, "cronwarden migrate: online, dry-run=%s, name scheme %s, namespace %s\n\n",
+                info->dry_run, cw_names_scheme_name(p->cfg.scheme), p->cfg.namespace);
+    else
+        fprintf(out, "cronwarden migrate: offline %s of %zu file%s, name scheme %s, namespace %s\n\n",
+                info->output_dir ? "rewrite" : "audit", info->files, info->files == 1 ? "" : "s",
+                cw_names_scheme_name(p->cfg.scheme), p->cfg.namespace);
+    fprintf(out, "%-14s %8s %8s %8s %10s %8s %9s%s\n", "KIND", "SCANNED", "MIGRATE", "DONE",
+            "UNCHANGED", "INVALID", "CONFLICT", online ? "  FAILED" : "");
+    row(out, "Volume", &s.volumes, online);
+    row(out, "StorageClass", &s.storage_classes, online);
+    row(out, "ConfigMap", &s.config_maps, online);
+    fprintf(out, "\nRecurringJobs: %zu to create (%zu done), %zu existing, %zu conflicting, %zu invalid, "
+                 "%zu unused\n",
+            s.jobs_create, s.jobs_created, s.jobs_existing, s.jobs_conflicting, s.jobs_invalid,
+            s.jobs_unused);
+    fprintf(out, "Legacy CronJobs: %zu to delete (%zu done), %zu kept\n", s.cron_delete,
+            s.cron_deleted, s.cron_kept);
+    fprintf(out, "Errors: %zu\n\n", s.errors);
+
+    size_t n;
+    size_t *idx = cw_plan_sorted_jobs(p, &n);
+    for (size_t k = 0; idx && k < n; k++) {
+        const cw_plan_job *j = &p->jobs[idx[k]];
+        if (j->action == CW_ACT_EXISTS)
+            continue;
+        fprintf(out, "%-9s RecurringJob %s/%s  %s, cron \"%s\", retain %" PRId64 ", labels %s",
+                verb(j->action, j->result), p->cfg.namespace, j->name, j->task, j->cron, j->retain,
+                j->labels_json);
+        if (j->reason || j->invalid)
+            fprintf(out, "  %s", j->reason ? j->reason : j->invalid);
+        else
+            fprintf(out, " (%zu source%s)", j->nsrcs, j->nsrcs == 1 ? "" : "s");
+        result_suffix(out, j->result, j->result_msg);
+    }
+    free(idx);
+    text_items(p, "Volume", out);
+    text_items(p, "StorageClass", out);
+    text_items(p, "ConfigMap", out);
+    idx = cw_plan_sorted_cronjobs(p, &n);
+    for (size_t k = 0; idx && k < n; k++) {
+        const cw_plan_cronjob *c = &p->cronjobs[idx[k]];
+        fprintf(out, "%-9s CronJob %s/%s (volume %s)", verb(c->action, c->result), c->namespace,
+                c->name, c->volume);
+        if (c->reason)
+            fprintf(out, "  %s", c->reason);
+        result_suffix(out, c->result, c->result_msg);
+    }
+    free(idx);
+    for (size_t i = 0; i < p->nerrors; i++) {
+        const cw_plan_error *e = &p->errors[i];
+        fprintf(out, "error     %s%s", e->object, *e->object ? " " : "");
+        if (*e->source)
+            fprintf(out, "(%s) ", e->source);
+        fprintf(out, "%s\n", e->message);
+    }
+    if (!online && !info->output_dir && s.changes_pending)
+        fprintf(out, "\nAudit only: nothing was written. Pass --output-dir DIR to write migrated "
+                     "manifests.\n");
+    return CW_OK;
+}
