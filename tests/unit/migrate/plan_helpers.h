@@ -1,0 +1,93 @@
+/* Shared by the planner tests: build a plan from YAML text and describe it one line per object. */
+#ifndef CW_TEST_PLAN_HELPERS_H
+#define CW_TEST_PLAN_HELPERS_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "defaults/policy.h"
+#include "lib/buf.h"
+#include "lib/tz.h"
+#include "migrate/load.h"
+#include "migrate/plan.h"
+
+typedef struct {
+    cw_tzdb tz;
+    cw_policy_config policy;
+    cw_plan plan;
+    cw_error err;
+    int add_rc;
+} test_plan;
+
+static int test_feed(void *ud, const cw_load_unit *u, cw_error *err)
+{
+    test_plan *t = ud;
+    char where[256];
+    cw_load_where(u, where, sizeof(where));
+    return cw_plan_add(&t->plan, u->obj, where, err);
+}
+
+/* Plans `yaml`; returns the first error code of loading/adding (plan still finished when 0). */
+static int test_plan_run(test_plan *t, const char *yaml, cw_names_scheme scheme, int default_group)
+{
+    cw_error_init(&t->err);
+    cw_tzdb_init(&t->tz, NULL, &t->err);
+    cw_policy_config_init(&t->policy);
+    t->policy.tzdb = &t->tz;
+    cw_plan_config cfg = {scheme, "longhorn-system", &t->policy, default_group, NULL};
+    cw_plan_init(&t->plan, &cfg, &t->err);
+    t->add_rc = cw_load_text("test.yaml", yaml, strlen(yaml), test_feed, t, &t->err);
+    if (t->add_rc == CW_OK)
+        cw_plan_finish(&t->plan, &t->err);
+    return t->add_rc;
+}
+
+static void test_plan_free(test_plan *t)
+{
+    cw_plan_free(&t->plan);
+    cw_policy_config_free(&t->policy);
+    cw_tzdb_free(&t->tz);
+}
+
+/* One line per job, item and CronJob, in the report's order. */
+static char *test_plan_describe(const cw_plan *p)
+{
+    cw_buf b;
+    cw_buf_init(&b);
+    size_t n, *idx = cw_plan_sorted_jobs(p, &n);
+    for (size_t k = 0; k < n; k++) {
+        const cw_plan_job *j = &p->jobs[idx[k]];
+        cw_buf_printf(&b, "job %s %s", j->name, cw_plan_action_name(j->action));
+        if (j->reason || j->invalid)
+            cw_buf_printf(&b, ": %s", j->reason ? j->reason : j->invalid);
+        cw_buf_putc(&b, '\n');
+    }
+    free(idx);
+    static const char *kinds[] = {"Volume", "StorageClass", "ConfigMap"};
+    for (size_t kd = 0; kd < 3; kd++) {
+        idx = cw_plan_sorted_items(p, kinds[kd], &n);
+        for (size_t k = 0; k < n; k++) {
+            const cw_plan_item *it = &p->items[idx[k]];
+            cw_buf_printf(&b, "%s %s%s%s %s", it->kind, it->namespace, *it->namespace ? "/" : "",
+                          it->name, cw_plan_action_name(it->action));
+            for (size_t i = 0; i < it->add_labels.len; i++)
+                cw_buf_printf(&b, " +%s", it->add_labels.items[i]);
+            if (it->new_selector)
+                cw_buf_printf(&b, " selector=%s", it->new_selector);
+            if (it->reason)
+                cw_buf_printf(&b, ": %s", it->reason);
+            cw_buf_putc(&b, '\n');
+        }
+        free(idx);
+    }
+    idx = cw_plan_sorted_cronjobs(p, &n);
+    for (size_t k = 0; k < n; k++) {
+        const cw_plan_cronjob *c = &p->cronjobs[idx[k]];
+        cw_buf_printf(&b, "CronJob %s/%s %s\n", c->namespace, c->name, cw_plan_action_name(c->action));
+    }
+    free(idx);
+    return cw_buf_detach(&b);
+}
+
+#endif
