@@ -212,7 +212,8 @@ static int write_object(json_object *v, cw_buf *out, int depth)
         (void)val;
         keys[i++] = key;
     }
-    qsort(keys, n, sizeof(*keys), cmp_keys);
+    if (n > 1)
+        qsort(keys, n, sizeof(*keys), cmp_keys);
     if ((rc = cw_buf_putc(out, '{')) != CW_OK)
         goto done;
     for (i = 0; i < n; i++) {

@@ -38,15 +38,19 @@ static int lead_char(char c)
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
-int cw_names_valid(const char *name)
+int cw_names_pattern_ok(const char *name)
 {
-    size_t n = name ? strlen(name) : 0;
-    if (n < 2 || n > CW_NAMES_MAX || !lead_char(name[0]))
+    if (!name || !lead_char(name[0]) || name[1] == '\0')
         return 0;
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = 1; name[i]; i++)
         if (!name_char(name[i]))
             return 0;
     return 1;
+}
+
+int cw_names_valid(const char *name)
+{
+    return cw_names_pattern_ok(name) && strlen(name) <= CW_NAMES_MAX;
 }
 
 uint32_t cw_names_fnv1a32(const void *data, size_t len)

@@ -34,6 +34,8 @@ const char *cw_names_scheme_name(cw_names_scheme scheme);
 
 /* 1 when `name` is a valid RecurringJob name: ^[a-z0-9][a-z0-9_.-]+$ and at most 40 bytes. */
 int cw_names_valid(const char *name);
+/* 1 when `name` matches ^[a-z0-9][a-z0-9_.-]+$, whatever its length. */
+int cw_names_pattern_ok(const char *name);
 
 /* Name for a legacy job. task and cron NULL read as "". labels: NULL, JSON null or an object
  * (its values are serialised as they are; validate the job first). Errors: CW_EINVAL (labels
