@@ -1,0 +1,520 @@
+#include "defaults/recurringjob.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "defaults/patch.h"
+#include "lib/buf.h"
+#include "lib/cron.h"
+#include "lib/json.h"
+#include "lib/k8sname.h"
+#include "lib/names.h"
+
+static const char *const tasks[] = {
+    "snapshot", "snapshot-force-create", "snapshot-cleanup", "snapshot-delete",
+    "backup",   "backup-force-create",   "filesystem-trim",  "system-backup",
+};
+
+int cw_recurringjob_version_parse(const char *api_version, cw_recurringjob_version *out)
+{
+    if (!api_version || strcmp(api_version, "longhorn.io/v1beta2") == 0)
+        *out = CW_RECURRINGJOB_V1BETA2;
+    else if (strcmp(api_version, "longhorn.io/v1beta1") == 0)
+        *out = CW_RECURRINGJOB_V1BETA1;
+    else
+        return CW_EINVAL;
+    return CW_OK;
+}
+
+int cw_recurringjob_task_known(const char *task)
+{
+    for (size_t i = 0; task && i < sizeof(tasks) / sizeof(tasks[0]); i++)
+        if (strcmp(task, tasks[i]) == 0)
+            return 1;
+    return 0;
+}
+
+int cw_recurringjob_task_takes_parameters(const char *task)
+{
+    return task && (strcmp(task, "backup") == 0 || strcmp(task, "backup-force-create") == 0 ||
+                    strcmp(task, "system-backup") == 0);
+}
+
+int64_t cw_recurringjob_default_retain(const char *task, int64_t retain)
+{
+    task = task ? task : "";
+    if (strcmp(task, "snapshot-cleanup") == 0 || strcmp(task, "filesystem-trim") == 0)
+        return 0;
+    if (strcmp(task, "snapshot-delete") == 0)
+        return retain < 0 ? 0 : retain;
+    return retain < 1 ? 1 : retain;
+}
+
+const char *cw_recurringjob_group_problem(const char *group)
+{
+    char key[sizeof(CW_LABEL_GROUP_PREFIX) + CW_K8SNAME_QUALIFIED_MAX + 1];
+    size_t n = strlen(group);
+    int ok = n >= 2 && isalnum((unsigned char)group[0]);
+    for (size_t i = 1; ok && i < n; i++)
+        ok = isalnum((unsigned char)group[i]) || strchr("_.-", group[i]);
+    if (!ok)
+        return "must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$";
+    if (n <= CW_K8SNAME_QUALIFIED_MAX) {
+        snprintf(key, sizeof(key), "%s%s", CW_LABEL_GROUP_PREFIX, group);
+        if (!cw_k8sname_check_qualified(key))
+            return NULL;
+    }
+    return "must end with a letter or digit and have at most 63 characters, so that the volume "
+           "label key " CW_LABEL_GROUP_PREFIX "<group> is valid";
+}
+
+/* Records a typed-getter failure as a problem; only ENOMEM is an error of ours. */
+static int type_problem(cw_strlist *problems, int rc, const cw_error *e)
+{
+    if (rc == CW_EINVAL)
+        return cw_strlist_add(problems, e->message);
+    return rc;
+}
+
+int cw_recurringjob_check_name(json_object *name, const char *where, cw_strlist *problems)
+{
+    char key[sizeof(CW_LABEL_JOB_PREFIX) + CW_NAMES_MAX + 1];
+    const char *s = json_object_is_type(name, json_type_string) ? json_object_get_string(name) : "";
+    size_t n = strlen(s);
+    int rc = CW_OK;
+    if (name && !json_object_is_type(name, json_type_string) &&
+        !json_object_is_type(name, json_type_null))
+        return cw_policy_problem(problems, where, "name", "expected string, got %s",
+                                 cw_json_type_name(name));
+    if (n == 0)
+        return cw_policy_problem(problems, where, "name", "must not be empty");
+    if (!cw_names_pattern_ok(s)) {
+        /* Suggest the lower-case spelling when that alone fixes it (Longhorn would rename). */
+        char *lower = strdup(s);
+        if (!lower)
+            return CW_ENOMEM;
+        for (char *p = lower; *p; p++)
+            *p = (char)tolower((unsigned char)*p);
+        if (cw_names_valid(lower))
+            rc = cw_policy_problem(problems, where, "name",
+                                   "\"%s\" must match ^[a-z0-9][a-z0-9_.-]+$; cronwarden does not "
+                                   "rename objects, use \"%s\"",
+                                   s, lower);
+        else
+            rc = cw_policy_problem(problems, where, "name",
+                                   "\"%s\" must match ^[a-z0-9][a-z0-9_.-]+$ (lower-case letters, "
+                                   "digits, '_', '.', '-'; at least 2 characters)",
+                                   s);
+        free(lower);
+        if (rc != CW_OK)
+            return rc;
+    }
+    if (n > CW_NAMES_MAX)
+        return cw_policy_problem(problems, where, "name",
+                                 "\"%s\" has %zu characters, at most %d are allowed (the CronJob "
+                                 "\"<name>-c\" must stay valid); cronwarden does not shorten names",
+                                 s, n, CW_NAMES_MAX);
+    snprintf(key, sizeof(key), "%s%s", CW_LABEL_JOB_PREFIX, s);
+    if (cw_names_pattern_ok(s) && cw_k8sname_check_qualified(key))
+        return cw_policy_problem(problems, where, "name",
+                                 "\"%s\" must end with a letter or digit, so that the volume label "
+                                 "key " CW_LABEL_JOB_PREFIX "%s is valid",
+                                 s, s);
+    return CW_OK;
+}
+
+int cw_recurringjob_check_labels(json_object *labels, const char *where, cw_strlist *problems)
+{
+    int rc = CW_OK;
+    if (!labels || json_object_is_type(labels, json_type_null))
+        return CW_OK;
+    if (!json_object_is_type(labels, json_type_object))
+        return cw_policy_problem(problems, where, "labels", "expected object, got %s",
+                                 cw_json_type_name(labels));
+    json_object_object_foreach(labels, key, val)
+    {
+        const char *why = cw_k8sname_check_qualified(key);
+        if (why)
+            rc = cw_policy_problem(problems, where, "labels", "invalid key \"%s\": %s", key, why);
+        else if (!json_object_is_type(val, json_type_string))
+            rc = cw_policy_item_problem(problems, where, "labels", key, "expected string, got %s",
+                                        cw_json_type_name(val));
+        else if (json_object_get_string_len(val) == 0)
+            rc = cw_policy_item_problem(problems, where, "labels", key, "value must not be empty");
+        if (rc != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+/* Non-empty string field; returns the string or NULL (problem recorded). */
+static int required_string(json_object *obj, const char *where, const char *key,
+                           cw_strlist *problems, const char **out)
+{
+    cw_error e;
+    cw_error_init(&e);
+    *out = NULL;
+    int rc = cw_json_opt_string(obj, where, key, out, &e);
+    if (rc != CW_OK) {
+        *out = NULL;
+        return type_problem(problems, rc, &e);
+    }
+    if (!*out || !**out) {
+        *out = NULL;
+        return cw_policy_problem(problems, where, key, "must not be empty");
+    }
+    return CW_OK;
+}
+
+static int check_cron(const cw_policy_config *cfg, const char *cron, const char *where,
+                      cw_strlist *problems)
+{
+    cw_cron parsed;
+    cw_error e;
+    cw_error_init(&e);
+    int rc = cw_cron_parse(cron, cfg->tzdb, &parsed, &e);
+    if (rc == CW_ENOMEM)
+        return rc;
+    if (rc != CW_OK)
+        return cw_policy_problem(problems, where, "cron", "invalid cron expression \"%s\": %s",
+                                 cron, e.message);
+    return CW_OK;
+}
+
+static int check_task(const char *task, const char *where, cw_strlist *problems)
+{
+    if (task && !cw_recurringjob_task_known(task))
+        return cw_policy_problem(problems, where, "task",
+                                 "unknown task \"%s\" (expected one of " CW_RECURRINGJOB_TASKS ")",
+                                 task);
+    return CW_OK;
+}
+
+static int check_groups(json_object *spec, const char *where, cw_strlist *problems)
+{
+    json_object *groups = NULL;
+    cw_error e;
+    cw_error_init(&e);
+    int rc = cw_json_opt_array(spec, where, "groups", &groups, &e);
+    if (rc != CW_OK)
+        return type_problem(problems, rc, &e);
+    for (size_t i = 0; groups && i < json_object_array_length(groups); i++) {
+        json_object *g = json_object_array_get_idx(groups, i);
+        const char *why;
+        char idx[24];
+        snprintf(idx, sizeof(idx), "%zu", i);
+        if (!json_object_is_type(g, json_type_string))
+            rc = cw_policy_item_problem(problems, where, "groups", idx, "expected string, got %s",
+                                        cw_json_type_name(g));
+        else if ((why = cw_recurringjob_group_problem(json_object_get_string(g))))
+            rc = cw_policy_item_problem(problems, where, "groups", idx, "\"%s\" %s",
+                                        json_object_get_string(g), why);
+        if (rc != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+/* strconv.Atoi: optional sign, decimal digits, within int64. */
+static int go_atoi(const char *s, int64_t *out)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    char *end;
+    if (*p < '0' || *p > '9')
+        return 0;
+    for (const char *q = p; *q; q++)
+        if (*q < '0' || *q > '9')
+            return 0;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int check_parameters(json_object *params, const char *task, const char *where,
+                            cw_strlist *problems)
+{
+    int rc = CW_OK;
+    if (json_object_object_length(params) == 0)
+        return CW_OK;
+    if (!cw_recurringjob_task_takes_parameters(task))
+        return cw_policy_problem(problems, where, "parameters",
+                                 "task \"%s\" takes no parameters (only backup, "
+                                 "backup-force-create and system-backup do)",
+                                 task ? task : "");
+    json_object_object_foreach(params, key, val)
+    {
+        const char *v = json_object_get_string(val);
+        int64_t n;
+        if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) != 0 &&
+            strcmp(key, CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY) != 0)
+            rc = cw_policy_item_problem(
+                problems, where, "parameters", key,
+                "unknown parameter (expected " CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL
+                " or " CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY ")");
+        else if (!json_object_is_type(val, json_type_string))
+            rc = cw_policy_item_problem(problems, where, "parameters", key,
+                                        "expected string, got %s", cw_json_type_name(val));
+        else if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) == 0 && !go_atoi(v, &n))
+            rc = cw_policy_item_problem(problems, where, "parameters", key,
+                                        "\"%s\" is not an integer", v);
+        else if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) == 0 && n < 0)
+            rc = cw_policy_item_problem(problems, where, "parameters", key,
+                                        "must not be negative, got \"%s\"", v);
+        else if (strcmp(key, CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY) == 0 &&
+                 strcmp(v, "always") != 0 && strcmp(v, "if-not-present") != 0 &&
+                 strcmp(v, "disabled") != 0)
+            rc = cw_policy_item_problem(problems, where, "parameters", key,
+                                        "\"%s\" is not one of always, if-not-present, disabled", v);
+        if (rc != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
+                               json_object *spec, const char *where, cw_strlist *problems)
+{
+    const char *name, *task, *cron;
+    json_object *labels = NULL, *params = NULL;
+    int64_t retain = 0, concurrency = 0;
+    int has_retain = 0, has_conc = 0, rc;
+    cw_error e;
+    cw_error_init(&e);
+    if (spec && !json_object_is_type(spec, json_type_object))
+        return cw_policy_problem(problems, where, NULL, "expected object, got %s",
+                                 cw_json_type_name(spec));
+    if ((rc = required_string(spec, where, "name", problems, &name)) != CW_OK ||
+        (rc = required_string(spec, where, "task", problems, &task)) != CW_OK ||
+        (rc = check_task(task, where, problems)) != CW_OK ||
+        (rc = required_string(spec, where, "cron", problems, &cron)) != CW_OK ||
+        (cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK) ||
+        (rc = check_groups(spec, where, problems)) != CW_OK)
+        return rc;
+    if ((rc = cw_json_opt_int(spec, where, "retain", &retain, &has_retain, &e)) != CW_OK) {
+        if ((rc = type_problem(problems, rc, &e)) != CW_OK)
+            return rc;
+    } else if (has_retain && retain > cfg->max_retain) {
+        rc = cw_policy_problem(problems, where, "retain",
+                               "%" PRId64 " exceeds the maximum of %d (Longhorn setting "
+                               "recurring-job-max-retention)",
+                               retain, cfg->max_retain);
+        if (rc != CW_OK)
+            return rc;
+    }
+    if ((rc = cw_json_opt_int(spec, where, "concurrency", &concurrency, &has_conc, &e)) != CW_OK) {
+        if ((rc = type_problem(problems, rc, &e)) != CW_OK)
+            return rc;
+    } else if (has_conc && concurrency < 0) {
+        rc = cw_policy_problem(problems, where, "concurrency", "must not be negative, got %" PRId64,
+                               concurrency);
+        if (rc != CW_OK)
+            return rc;
+    }
+    if ((rc = cw_json_opt_object(spec, where, "labels", &labels, &e)) != CW_OK)
+        rc = type_problem(problems, rc, &e);
+    else
+        rc = cw_recurringjob_check_labels(labels, where, problems);
+    if (rc != CW_OK)
+        return rc;
+    json_object *raw_params = cw_json_member(spec, "parameters");
+    if (version == CW_RECURRINGJOB_V1BETA1 && raw_params &&
+        !json_object_is_type(raw_params, json_type_null))
+        return cw_policy_problem(problems, where, "parameters",
+                                 "not a field of longhorn.io/v1beta1 (parameters exist from "
+                                 "longhorn.io/v1beta2, Longhorn 1.5)");
+    if ((rc = cw_json_opt_object(spec, where, "parameters", &params, &e)) != CW_OK)
+        return type_problem(problems, rc, &e);
+    return params ? check_parameters(params, task, where, problems) : CW_OK;
+}
+
+int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, const char *where,
+                                 cw_strlist *problems)
+{
+    const char *name, *task, *cron;
+    json_object *labels = NULL;
+    int64_t retain = 0;
+    int has_retain = 0, rc;
+    cw_error e;
+    cw_error_init(&e);
+    if (!json_object_is_type(job, json_type_object))
+        return cw_policy_problem(problems, where, NULL, "expected object, got %s",
+                                 cw_json_type_name(job));
+    if ((rc = cw_json_opt_string(job, where, "name", &name, &e)) != CW_OK &&
+        (rc = type_problem(problems, rc, &e)) != CW_OK)
+        return rc;
+    if ((rc = required_string(job, where, "task", problems, &task)) != CW_OK ||
+        (rc = check_task(task, where, problems)) != CW_OK ||
+        (rc = required_string(job, where, "cron", problems, &cron)) != CW_OK ||
+        (cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK))
+        return rc;
+    if ((rc = cw_json_opt_int(job, where, "retain", &retain, &has_retain, &e)) != CW_OK)
+        rc = type_problem(problems, rc, &e);
+    else if (!has_retain) /* Longhorn refused retain 0 for legacy jobs too */
+        rc = cw_policy_problem(problems, where, "retain", "must be set (at least 1)");
+    else if (retain < 1)
+        rc = cw_policy_problem(problems, where, "retain", "must be at least 1, got %" PRId64,
+                               retain);
+    else if (retain > cfg->max_retain)
+        rc = cw_policy_problem(problems, where, "retain",
+                               "%" PRId64 " exceeds the maximum of %d (Longhorn setting "
+                               "recurring-job-max-retention)",
+                               retain, cfg->max_retain);
+    if (rc != CW_OK)
+        return rc;
+    if ((rc = cw_json_opt_object(job, where, "labels", &labels, &e)) != CW_OK)
+        return type_problem(problems, rc, &e);
+    return cw_recurringjob_check_labels(labels, where, problems);
+}
+
+/* Problems of one object (CREATE additionally checks metadata.name). */
+static int check_object(const cw_policy_config *cfg, int check_name, json_object *obj,
+                        cw_strlist *problems)
+{
+    cw_recurringjob_version version;
+    json_object *api = cw_json_member(obj, "apiVersion");
+    json_object *meta = cw_json_member(obj, "metadata");
+    int rc;
+    if (!json_object_is_type(obj, json_type_object))
+        return cw_policy_problem(problems, NULL, "object", "expected object, got %s",
+                                 cw_json_type_name(obj));
+    if (api && !json_object_is_type(api, json_type_string))
+        return cw_policy_problem(problems, NULL, "apiVersion", "expected string, got %s",
+                                 cw_json_type_name(api));
+    if (cw_recurringjob_version_parse(api ? json_object_get_string(api) : NULL, &version) != CW_OK)
+        return cw_policy_problem(problems, NULL, "apiVersion",
+                                 "\"%s\" is not a RecurringJob version (expected "
+                                 "longhorn.io/v1beta1 or longhorn.io/v1beta2)",
+                                 json_object_get_string(api));
+    if (check_name) {
+        if (meta && !json_object_is_type(meta, json_type_object))
+            rc = cw_policy_problem(problems, NULL, "metadata", "expected object, got %s",
+                                   cw_json_type_name(meta));
+        else
+            rc = cw_recurringjob_check_name(cw_json_member(meta, "name"), "metadata", problems);
+        if (rc != CW_OK)
+            return rc;
+    }
+    return cw_recurringjob_check_spec(cfg, version, cw_json_member(obj, "spec"), "spec", problems);
+}
+
+int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
+                             json_object *obj, cw_decision *d, cw_error *err)
+{
+    cw_strlist now, before;
+    int rc = CW_OK;
+    cw_strlist_init(&now);
+    cw_strlist_init(&before);
+    if (!d->patch) {
+        rc = CW_ENOMEM;
+        goto done;
+    }
+    if (op != CW_OP_CREATE && op != CW_OP_UPDATE)
+        goto done;
+    /* Names are immutable: only CREATE can choose one. */
+    if ((rc = check_object(cfg, op == CW_OP_CREATE, obj, &now)) != CW_OK)
+        goto done;
+    if (op == CW_OP_UPDATE && old && (rc = check_object(cfg, 0, old, &before)) != CW_OK)
+        goto done;
+    rc = cw_decision_add_problems(d, &now, op == CW_OP_UPDATE && old ? &before : NULL);
+done:
+    if (rc != CW_OK)
+        cw_error_set(err, rc, "validating RecurringJob: out of memory");
+    cw_strlist_free(&now);
+    cw_strlist_free(&before);
+    return rc;
+}
+
+static int default_retain(cw_patch *p, json_object *spec, const char *task, cw_strlist *warnings)
+{
+    task = task ? task : "";
+    json_object *r = cw_json_member(spec, "retain");
+    int64_t retain = 0;
+    if (r && !json_object_is_type(r, json_type_null)) {
+        if (!json_object_is_type(r, json_type_int))
+            return CW_OK; /* validation reports the type */
+        retain = json_object_get_int64(r);
+    }
+    int64_t want = cw_recurringjob_default_retain(task, retain);
+    int present = r && !json_object_is_type(r, json_type_null);
+    if (present && want == retain)
+        return CW_OK;
+    if (!present && want == 0)
+        return CW_OK; /* absent already means 0 */
+    int rc = cw_patch_set(p, json_object_new_int64(want), "spec", "retain", NULL);
+    const char *why = "needs a retain of at least 1";
+    if (strcmp(task, "snapshot-cleanup") == 0 || strcmp(task, "filesystem-trim") == 0)
+        why = "ignores retain";
+    else if (strcmp(task, "snapshot-delete") == 0)
+        why = "does not accept a negative retain";
+    if (rc == CW_OK && present)
+        rc = cw_strlist_addf(warnings,
+                             "spec.retain: %" PRId64 " changed to %" PRId64 " (task \"%s\" %s)",
+                             retain, want, task, why);
+    return rc;
+}
+
+int cw_recurringjob_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
+                            json_object *obj, cw_decision *d, cw_error *err)
+{
+    cw_patch p = {0};
+    cw_recurringjob_version version;
+    int rc = CW_OK;
+    json_object *spec = cw_json_member(obj, "spec"), *v;
+    (void)cfg;
+    (void)old;
+    if (!d->patch) {
+        rc = CW_ENOMEM;
+        goto done;
+    }
+    /* Wrong shapes are left to validation: nothing here can be patched safely. */
+    if ((op != CW_OP_CREATE && op != CW_OP_UPDATE) || !json_object_is_type(obj, json_type_object) ||
+        (spec && !json_object_is_type(spec, json_type_object)) ||
+        cw_recurringjob_version_parse(cw_json_path_string(obj, "apiVersion"), &version) != CW_OK)
+        goto done;
+    if ((rc = cw_patch_init(&p, d->patch, obj)) != CW_OK)
+        goto done;
+    const char *meta_name = cw_json_path_string(obj, "metadata.name");
+    v = cw_json_member(spec, "name");
+    if (meta_name && *meta_name &&
+        (!v || json_object_is_type(v, json_type_null) ||
+         (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) == 0)))
+        rc = cw_patch_set(&p, json_object_new_string(meta_name), "spec", "name", NULL);
+    /* Absent and null are both Go's nil: filled, no warning. */
+    v = cw_json_member(spec, "groups");
+    if (rc == CW_OK && (!v || json_object_is_type(v, json_type_null)))
+        rc = cw_patch_set(&p, json_object_new_array(), "spec", "groups", NULL);
+    v = cw_json_member(spec, "labels");
+    if (rc == CW_OK && (!v || json_object_is_type(v, json_type_null)))
+        rc = cw_patch_set(&p, json_object_new_object(), "spec", "labels", NULL);
+    v = cw_json_member(spec, "parameters");
+    if (rc == CW_OK && version == CW_RECURRINGJOB_V1BETA2 &&
+        (!v || json_object_is_type(v, json_type_null)))
+        rc = cw_patch_set(&p, json_object_new_object(), "spec", "parameters", NULL);
+    v = cw_json_member(spec, "concurrency");
+    if (rc == CW_OK && (!v || json_object_is_type(v, json_type_null) ||
+                        (json_object_is_type(v, json_type_int) && json_object_get_int64(v) == 0))) {
+        rc = cw_patch_set(&p, json_object_new_int(CW_RECURRINGJOB_CONCURRENCY_DEFAULT), "spec",
+                          "concurrency", NULL);
+        if (rc == CW_OK && json_object_is_type(v, json_type_int))
+            rc = cw_strlist_addf(&d->warnings, "spec.concurrency: 0 changed to the default %d",
+                                 CW_RECURRINGJOB_CONCURRENCY_DEFAULT);
+    }
+    v = cw_json_member(spec, "task");
+    if (rc == CW_OK &&
+        (!v || json_object_is_type(v, json_type_string) || json_object_is_type(v, json_type_null)))
+        rc = default_retain(&p, spec, json_object_get_string(v), &d->warnings);
+done:
+    if (rc == CW_ENOMEM)
+        cw_error_set(err, rc, "defaulting RecurringJob: out of memory");
+    else if (rc == CW_EINVAL) /* a parent of the wrong type: not ours to patch */
+        rc = CW_OK;
+    cw_patch_free(&p);
+    return rc;
+}

@@ -1,0 +1,74 @@
+/* Longhorn RecurringJob (longhorn.io/v1beta1, v1beta2): defaulting and validation, plus the
+ * smaller rules the migrate planner reuses for legacy jobs. Rules and messages: docs/policy.md.
+ *
+ * Decision on names: Longhorn's mutating webhook lower-cases an upper-case metadata.name and cuts
+ * one over 40 characters (adding a hash). cronwarden does not rename: a rename at admission makes
+ * the stored name differ from what the user applied (kubectl apply then creates a second object,
+ * GitOps tools loop) and labels written against the given name silently miss. CREATE is denied
+ * with a message naming the rule and, when lower-casing is all it takes, the name to use. */
+#ifndef CW_RECURRINGJOB_H
+#define CW_RECURRINGJOB_H
+
+#include <json-c/json.h>
+#include <stdint.h>
+
+#include "defaults/policy.h"
+#include "lib/error.h"
+#include "lib/strlist.h"
+
+#define CW_RECURRINGJOB_CONCURRENCY_DEFAULT 10
+/* All tasks of the newest Longhorn (1.9+), as listed in messages. */
+#define CW_RECURRINGJOB_TASKS                                                                      \
+    "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "                 \
+    "backup-force-create, filesystem-trim, system-backup"
+#define CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL "full-backup-interval"
+#define CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY "volume-backup-policy"
+
+typedef enum {
+    CW_RECURRINGJOB_V1BETA1, /* Longhorn 1.2: no spec.parameters */
+    CW_RECURRINGJOB_V1BETA2, /* Longhorn 1.3+ (parameters from 1.5) */
+} cw_recurringjob_version;
+
+/* Version from "longhorn.io/v1beta1" / "longhorn.io/v1beta2"; NULL (no apiVersion, e.g. a spec
+ * the planner is building) reads as v1beta2. Other text: CW_EINVAL. */
+int cw_recurringjob_version_parse(const char *api_version, cw_recurringjob_version *out);
+
+/* 1 for one of CW_RECURRINGJOB_TASKS. */
+int cw_recurringjob_task_known(const char *task);
+/* 1 for the tasks that take parameters: backup, backup-force-create, system-backup. */
+int cw_recurringjob_task_takes_parameters(const char *task);
+/* Longhorn's retain defaulting: snapshot-cleanup and filesystem-trim → 0; snapshot-delete
+ * negative → 0; every other task (unknown ones too) below 1 → 1; otherwise unchanged. */
+int64_t cw_recurringjob_default_retain(const char *task, int64_t retain);
+
+/* Reason a group is unusable (NULL when fine): it must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$ and
+ * form a valid label key recurring-job-group.longhorn.io/<group>. Static text. */
+const char *cw_recurringjob_group_problem(const char *group);
+
+/* The checks below append "<where>.<field>: <reason>" problems; they return CW_OK or CW_ENOMEM.
+ * `where` is the location of the checked object ("spec", "spec.recurringJobs[2]"). */
+
+/* metadata.name rules (checked on CREATE): non-empty, Longhorn's pattern, at most 40 characters,
+ * and usable in the volume label recurring-job.longhorn.io/<name>. */
+int cw_recurringjob_check_name(json_object *name, const char *where, cw_strlist *problems);
+/* A labels map (RecurringJob spec.labels or a legacy job's labels): keys are Kubernetes qualified
+ * names, values non-empty strings. NULL and JSON null are fine. */
+int cw_recurringjob_check_labels(json_object *labels, const char *where, cw_strlist *problems);
+/* A RecurringJob spec: name, task, cron non-empty; known task; cron parses (robfig); groups;
+ * labels; retain <= cfg->max_retain; concurrency >= 0; parameters (v1beta2 only, backup tasks,
+ * known keys and values). JSON type errors are problems too. */
+int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
+                               json_object *spec, const char *where, cw_strlist *problems);
+/* A legacy job ({name, task, cron, retain, labels} from Volume spec.recurringJobs or a
+ * StorageClass recurringJobs parameter) that is to become a RecurringJob: known task, cron parses,
+ * 1 <= retain <= cfg->max_retain, labels as above, name (unused for naming) a string if present. */
+int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, const char *where,
+                                 cw_strlist *problems);
+
+/* Admission-shaped entry points (see policy.h for the contract). */
+int cw_recurringjob_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
+                            json_object *obj, cw_decision *d, cw_error *err);
+int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
+                             json_object *obj, cw_decision *d, cw_error *err);
+
+#endif

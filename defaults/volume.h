@@ -1,0 +1,32 @@
+/* Longhorn Volume: the default-group label and the refusal of legacy spec.recurringJobs.
+ * Rules and messages: docs/policy.md. */
+#ifndef CW_VOLUME_H
+#define CW_VOLUME_H
+
+#include <json-c/json.h>
+
+#include "defaults/policy.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+
+/* Longhorn's test, kept exactly: some label key starts with "recurring-job.longhorn.io" or
+ * "recurring-job-group.longhorn.io" (no slash, values not looked at). labels: an object or NULL. */
+int cw_volume_has_job_label(json_object *labels);
+/* 1 when spec.recurringJobs is a non-empty array. */
+int cw_volume_has_legacy_jobs(json_object *volume);
+/* Appends "recurring-job.longhorn.io/<job>" / "recurring-job-group.longhorn.io/<group>". */
+int cw_volume_job_label(cw_buf *out, const char *job);
+int cw_volume_group_label(cw_buf *out, const char *group);
+
+/* CREATE/UPDATE: adds recurring-job-group.longhorn.io/<cfg->default_group>: enabled when the
+ * volume has no job label, cfg->default_group is non-empty and the volume carries no legacy jobs
+ * (those become job labels on migration; the default group would then run on top of them). */
+int cw_volume_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
+                      json_object *obj, cw_decision *d, cw_error *err);
+/* CREATE/UPDATE: denies a non-empty legacy spec.recurringJobs (an UPDATE that keeps the stored
+ * list unchanged passes with a warning, so Longhorn can still attach, detach and finalize volumes
+ * that are not migrated yet), and labels that are not an object. */
+int cw_volume_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
+                       json_object *obj, cw_decision *d, cw_error *err);
+
+#endif

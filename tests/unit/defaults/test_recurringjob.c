@@ -1,0 +1,460 @@
+/* RecurringJob defaulting and validation: every rule of docs/policy.md with its edges. JSON in
+ * the tables uses ' for " (see policy_case.h); messages are exact. */
+#include "policy_case.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "defaults/recurringjob.h"
+
+#define RJ(api, spec)                                                                              \
+    "{'apiVersion':'longhorn.io/" api "','kind':'RecurringJob','metadata':{'name':'daily',"        \
+    "'namespace':'longhorn-system'},'spec':" spec "}"
+#define RJ2(spec) RJ("v1beta2", spec)
+#define RJN(name, spec)                                                                            \
+    "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':" name           \
+    "},'spec':" spec "}"
+#define SPEC_OK "{'name':'x','task':'snapshot','cron':'0 0 * * *','retain':1}"
+#define FULL_FILL                                                                                  \
+    "{'op':'add','path':'/spec/groups','value':[]},{'op':'add','path':'/spec/labels','value':{}},"
+#define ALL_TASKS                                                                                  \
+    "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "                 \
+    "backup-force-create, filesystem-trim, system-backup"
+#define MAX_RETAIN_MSG(n, max)                                                                     \
+    "spec.retain: " n " exceeds the maximum of " max                                               \
+    " (Longhorn setting recurring-job-max-retention)"
+
+typedef struct {
+    const char *label;
+    cw_operation op;
+    int max_retain; /* 0: the default 100 */
+    const char *old, *obj, *patch, *warnings, *problems;
+} rj_case;
+
+static void run_cases(policy_fn fn, const rj_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cw_policy_config cfg;
+        assert_int_equal(cw_policy_config_init(&cfg), CW_OK);
+        if (cases[i].max_retain)
+            cfg.max_retain = cases[i].max_retain;
+        test_policy_case(fn, &cfg, cases[i].op, cases[i].old, cases[i].obj, cases[i].patch,
+                         cases[i].warnings, cases[i].problems, cases[i].label);
+        cw_policy_config_free(&cfg);
+    }
+}
+
+static const rj_case default_cases[] = {
+    {"v1beta2 create fills every absent field", CW_OP_CREATE, 0, NULL,
+     RJ2("{'task':'backup','cron':'0 0 * * *'}"),
+     "[{'op':'add','path':'/spec/name','value':'daily'}," FULL_FILL
+     "{'op':'add','path':'/spec/parameters','value':{}},"
+     "{'op':'add','path':'/spec/concurrency','value':10},"
+     "{'op':'add','path':'/spec/retain','value':1}]",
+     NULL, NULL},
+    {"v1beta1 has no parameters field", CW_OP_CREATE, 0, NULL,
+     RJ("v1beta1", "{'task':'backup','cron':'0 0 * * *'}"),
+     "[{'op':'add','path':'/spec/name','value':'daily'}," FULL_FILL
+     "{'op':'add','path':'/spec/concurrency','value':10},"
+     "{'op':'add','path':'/spec/retain','value':1}]",
+     NULL, NULL},
+    {"no apiVersion reads as v1beta2", CW_OP_CREATE, 0, NULL,
+     "{'metadata':{'name':'daily'},'spec':{'name':'daily','task':'snapshot','groups':[],"
+     "'labels':{},'concurrency':1,'retain':1}}",
+     "[{'op':'add','path':'/spec/parameters','value':{}}]", NULL, NULL},
+    {"update defaults like create", CW_OP_UPDATE, 0, RJ2("{}"),
+     RJ2("{'task':'backup','cron':'0 0 * * *'}"),
+     "[{'op':'add','path':'/spec/name','value':'daily'}," FULL_FILL
+     "{'op':'add','path':'/spec/parameters','value':{}},"
+     "{'op':'add','path':'/spec/concurrency','value':10},"
+     "{'op':'add','path':'/spec/retain','value':1}]",
+     NULL, NULL},
+    {"complete object is left alone", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'other','task':'snapshot','cron':'0 0 * * *','groups':['default'],"
+         "'labels':{'a':'b'},'parameters':{},'concurrency':2,'retain':3}"),
+     NULL, NULL, NULL},
+    {"explicit empty values are replaced; 0s are changes and warn", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'','task':'snapshot','cron':'0 0 * * *','groups':null,'labels':null,"
+         "'parameters':null,'concurrency':0,'retain':0}"),
+     "[{'op':'replace','path':'/spec/name','value':'daily'},"
+     "{'op':'replace','path':'/spec/groups','value':[]},"
+     "{'op':'replace','path':'/spec/labels','value':{}},"
+     "{'op':'replace','path':'/spec/parameters','value':{}},"
+     "{'op':'replace','path':'/spec/concurrency','value':10},"
+     "{'op':'replace','path':'/spec/retain','value':1}]",
+     "spec.concurrency: 0 changed to the default 10\n"
+     "spec.retain: 0 changed to 1 (task \"snapshot\" needs a retain of at least 1)",
+     NULL},
+    {"snapshot-cleanup ignores retain", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'snapshot-cleanup','cron':'0 0 * * *','groups':[],'labels':{},"
+         "'parameters':{},'concurrency':1,'retain':5}"),
+     "[{'op':'replace','path':'/spec/retain','value':0}]",
+     "spec.retain: 5 changed to 0 (task \"snapshot-cleanup\" ignores retain)", NULL},
+    {"filesystem-trim without retain needs nothing (absent is 0)", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'filesystem-trim','cron':'0 0 * * *','groups':[],'labels':{},"
+         "'parameters':{},'concurrency':1}"),
+     NULL, NULL, NULL},
+    {"filesystem-trim negative retain", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'filesystem-trim','cron':'0 0 * * *','groups':[],'labels':{},"
+         "'parameters':{},'concurrency':1,'retain':-1}"),
+     "[{'op':'replace','path':'/spec/retain','value':0}]",
+     "spec.retain: -1 changed to 0 (task \"filesystem-trim\" ignores retain)", NULL},
+    {"snapshot-delete negative retain", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'snapshot-delete','cron':'0 0 * * *','groups':[],'labels':{},"
+         "'parameters':{},'concurrency':1,'retain':-2}"),
+     "[{'op':'replace','path':'/spec/retain','value':0}]",
+     "spec.retain: -2 changed to 0 (task \"snapshot-delete\" does not accept a negative retain)",
+     NULL},
+    {"snapshot-delete retain 0 is fine", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'snapshot-delete','cron':'0 0 * * *','groups':[],'labels':{},"
+         "'parameters':{},'concurrency':1,'retain':0}"),
+     NULL, NULL, NULL},
+    {"backup negative retain", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'backup','cron':'0 0 * * *','groups':[],'labels':{},"
+         "'parameters':{},'concurrency':1,'retain':-5}"),
+     "[{'op':'replace','path':'/spec/retain','value':1}]",
+     "spec.retain: -5 changed to 1 (task \"backup\" needs a retain of at least 1)", NULL},
+    {"unknown task takes Longhorn's default branch", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'weird','groups':[],'labels':{},'parameters':{},'concurrency':1}"),
+     "[{'op':'add','path':'/spec/retain','value':1}]", NULL, NULL},
+    {"missing spec is added as one object, then filled", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1beta2','metadata':{'name':'daily'}}",
+     "[{'op':'add','path':'/spec','value':{'name':'daily'}}," FULL_FILL
+     "{'op':'add','path':'/spec/parameters','value':{}},"
+     "{'op':'add','path':'/spec/concurrency','value':10},"
+     "{'op':'add','path':'/spec/retain','value':1}]",
+     NULL, NULL},
+    {"null spec is replaced", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1beta1','metadata':{},'spec':null}",
+     "[{'op':'replace','path':'/spec','value':{'groups':[]}},"
+     "{'op':'add','path':'/spec/labels','value':{}},"
+     "{'op':'add','path':'/spec/concurrency','value':10},"
+     "{'op':'add','path':'/spec/retain','value':1}]",
+     NULL, NULL},
+    {"wrong types are left to validation", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':5,'groups':'g','labels':[],'parameters':'p','concurrency':'5',"
+         "'retain':'x'}"),
+     NULL, NULL, NULL},
+    {"retain of the wrong type is not defaulted", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'backup','groups':[],'labels':{},'parameters':{},'concurrency':1,"
+         "'retain':1.5}"),
+     NULL, NULL, NULL},
+    {"negative concurrency is not changed (validation denies it)", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'d','task':'backup','groups':[],'labels':{},'parameters':{},"
+         "'concurrency':-3,'retain':1}"),
+     NULL, NULL, NULL},
+    {"no metadata.name: spec.name stays empty", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1beta2','metadata':{},'spec':{'groups':[],'labels':{},"
+     "'parameters':{},'concurrency':1,'retain':1}}",
+     NULL, NULL, NULL},
+    {"spec that is not an object", CW_OP_CREATE, 0, NULL, RJ2("'x'"), NULL, NULL, NULL},
+    {"unknown apiVersion", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1','metadata':{'name':'d'},'spec':{}}", NULL, NULL, NULL},
+    {"not an object", CW_OP_CREATE, 0, NULL, "[]", NULL, NULL, NULL},
+    {"delete decides nothing", CW_OP_DELETE, 0, NULL, RJ2("{}"), NULL, NULL, NULL},
+    {"connect decides nothing", CW_OP_CONNECT, 0, NULL, RJ2("{}"), NULL, NULL, NULL},
+};
+
+static void defaulting(void **state)
+{
+    (void)state;
+    run_cases(cw_recurringjob_default, default_cases,
+              sizeof(default_cases) / sizeof(default_cases[0]));
+}
+
+#define NAME45  "abcdefghij-abcdefghij-abcdefghij-abcdefghij-x"
+#define UPPER43 "ABCDEFGHIJ-abcdefghij-abcdefghij-abcdefghij"
+
+static const rj_case validate_cases[] = {
+    {"a complete valid job", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'daily','task':'backup','cron':'0 0 * * *','groups':['default','db_1.x'],"
+         "'labels':{'app':'db','example.com/tier':'gold'},"
+         "'parameters':{'full-backup-interval':'5','volume-backup-policy':'if-not-present'},"
+         "'concurrency':10,'retain':100}"),
+     NULL, NULL, NULL},
+    {"upper-case name: rejected with the lower-case suggestion", CW_OP_CREATE, 0, NULL,
+     RJN("'Daily-Backup'", SPEC_OK), NULL, NULL,
+     "metadata.name: \"Daily-Backup\" must match ^[a-z0-9][a-z0-9_.-]+$; cronwarden does not "
+     "rename objects, use \"daily-backup\""},
+    {"one-character name", CW_OP_CREATE, 0, NULL, RJN("'a'", SPEC_OK), NULL, NULL,
+     "metadata.name: \"a\" must match ^[a-z0-9][a-z0-9_.-]+$ (lower-case letters, digits, '_', "
+     "'.', '-'; at least 2 characters)"},
+    {"leading underscore", CW_OP_CREATE, 0, NULL, RJN("'_x'", SPEC_OK), NULL, NULL,
+     "metadata.name: \"_x\" must match ^[a-z0-9][a-z0-9_.-]+$ (lower-case letters, digits, '_', "
+     "'.', '-'; at least 2 characters)"},
+    {"too long", CW_OP_CREATE, 0, NULL, RJN("'" NAME45 "'", SPEC_OK), NULL, NULL,
+     "metadata.name: \"" NAME45 "\" has 45 characters, at most 40 are allowed (the CronJob "
+     "\"<name>-c\" must stay valid); cronwarden does not shorten names"},
+    {"upper case and too long: both reported", CW_OP_CREATE, 0, NULL, RJN("'" UPPER43 "'", SPEC_OK),
+     NULL, NULL,
+     "metadata.name: \"" UPPER43 "\" must match ^[a-z0-9][a-z0-9_.-]+$ (lower-case letters, "
+     "digits, '_', '.', '-'; at least 2 characters)\n"
+     "metadata.name: \"" UPPER43 "\" has 43 characters, at most 40 are allowed (the CronJob "
+     "\"<name>-c\" must stay valid); cronwarden does not shorten names"},
+    {"exactly 40 characters", CW_OP_CREATE, 0, NULL,
+     RJN("'abcdefghij-abcdefghij-abcdefghij-abcdefg'", SPEC_OK), NULL, NULL, NULL},
+    {"name ending in '-' cannot be a label key", CW_OP_CREATE, 0, NULL, RJN("'job-'", SPEC_OK),
+     NULL, NULL,
+     "metadata.name: \"job-\" must end with a letter or digit, so that the volume label key "
+     "recurring-job.longhorn.io/job- is valid"},
+    {"missing name", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1beta2','metadata':{},'spec':" SPEC_OK "}", NULL, NULL,
+     "metadata.name: must not be empty"},
+    {"name of the wrong type", CW_OP_CREATE, 0, NULL, RJN("5", SPEC_OK), NULL, NULL,
+     "metadata.name: expected string, got integer"},
+    {"metadata of the wrong type", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1beta2','metadata':'m','spec':" SPEC_OK "}", NULL, NULL,
+     "metadata: expected object, got string"},
+    {"update does not check the (immutable) name", CW_OP_UPDATE, 0, RJN("'Daily-Backup'", SPEC_OK),
+     RJN("'Daily-Backup'", SPEC_OK), NULL, NULL, NULL},
+    {"empty spec: every required field", CW_OP_CREATE, 0, NULL, RJ2("{}"), NULL, NULL,
+     "spec.name: must not be empty\nspec.task: must not be empty\nspec.cron: must not be empty"},
+    {"missing spec: the same", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1beta2','metadata':{'name':'daily'}}", NULL, NULL,
+     "spec.name: must not be empty\nspec.task: must not be empty\nspec.cron: must not be empty"},
+    {"spec of the wrong type", CW_OP_CREATE, 0, NULL, RJ2("'x'"), NULL, NULL,
+     "spec: expected object, got string"},
+    {"unknown task", CW_OP_CREATE, 0, NULL, RJ2("{'name':'x','task':'snap','cron':'0 0 * * *'}"),
+     NULL, NULL, "spec.task: unknown task \"snap\" (expected one of " ALL_TASKS ")"},
+    {"task of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':5,'cron':'0 0 * * *'}"), NULL, NULL,
+     "spec.task: expected string, got integer"},
+    {"cron with one field keeps robfig's text", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'x'}"), NULL, NULL,
+     "spec.cron: invalid cron expression \"x\": expected exactly 5 fields, found 1: [x]"},
+    {"cron weekday 7", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'0 0 * * 7'}"), NULL, NULL,
+     "spec.cron: invalid cron expression \"0 0 * * 7\": end of range (7) above maximum (6): 7"},
+    {"groups: pattern, type and label-key rules", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','groups':['ok1','bad group',5,'gold-','x']}"),
+     NULL, NULL,
+     "spec.groups[1]: \"bad group\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$\n"
+     "spec.groups[2]: expected string, got integer\n"
+     "spec.groups[3]: \"gold-\" must end with a letter or digit and have at most 63 characters, "
+     "so that the volume label key recurring-job-group.longhorn.io/<group> is valid\n"
+     "spec.groups[4]: \"x\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$"},
+    {"groups of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','groups':'default'}"), NULL, NULL,
+     "spec.groups: expected array, got string"},
+    {"labels: keys are qualified names, values non-empty strings", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','labels':{'a b':'x','env':'','n':1,"
+         "'example.com/ok':'y','Example.com/x':'z'}}"),
+     NULL, NULL,
+     "spec.labels: invalid key \"a b\": name part must consist of alphanumeric characters, '-', "
+     "'_' or '.', and must start and end with an alphanumeric character\n"
+     "spec.labels[env]: value must not be empty\n"
+     "spec.labels[n]: expected string, got integer\n"
+     "spec.labels: invalid key \"Example.com/x\": prefix part a lowercase RFC 1123 subdomain must "
+     "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+     "alphanumeric character"},
+    {"labels of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','labels':[]}"), NULL, NULL,
+     "spec.labels: expected object, got array"},
+    {"retain above the default maximum", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':101}"), NULL, NULL,
+     MAX_RETAIN_MSG("101", "100")},
+    {"retain within a raised maximum", CW_OP_CREATE, 250, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':250}"), NULL, NULL, NULL},
+    {"retain above a raised maximum", CW_OP_CREATE, 250, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':251}"), NULL, NULL,
+     MAX_RETAIN_MSG("251", "250")},
+    {"retain of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':'x'}"), NULL, NULL,
+     "spec.retain: expected integer, got string"},
+    {"fractional retain", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':1.5}"), NULL, NULL,
+     "spec.retain: expected integer, got number"},
+    {"negative concurrency (a Longhorn gap)", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','concurrency':-1}"), NULL, NULL,
+     "spec.concurrency: must not be negative, got -1"},
+    {"concurrency of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','concurrency':'5'}"), NULL, NULL,
+     "spec.concurrency: expected integer, got string"},
+    {"parameters on a snapshot task", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'snapshot','cron':'@daily','parameters':"
+         "{'full-backup-interval':'3'}}"),
+     NULL, NULL,
+     "spec.parameters: task \"snapshot\" takes no parameters (only backup, backup-force-create "
+     "and system-backup do)"},
+    {"empty parameters on a snapshot task are fine", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'snapshot','cron':'@daily','parameters':{}}"), NULL, NULL, NULL},
+    {"parameter keys and values", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':{'full-backup-interval':'x',"
+         "'volume-backup-policy':'sometimes','foo':'1'}}"),
+     NULL, NULL,
+     "spec.parameters[full-backup-interval]: \"x\" is not an integer\n"
+     "spec.parameters[volume-backup-policy]: \"sometimes\" is not one of always, if-not-present, "
+     "disabled\n"
+     "spec.parameters[foo]: unknown parameter (expected full-backup-interval or "
+     "volume-backup-policy)"},
+    {"negative full-backup-interval", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup-force-create','cron':'@daily','parameters':"
+         "{'full-backup-interval':'-1'}}"),
+     NULL, NULL, "spec.parameters[full-backup-interval]: must not be negative, got \"-1\""},
+    {"full-backup-interval as Go's Atoi reads it", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':"
+         "{'full-backup-interval':'+007'}}"),
+     NULL, NULL, NULL},
+    {"full-backup-interval out of int64 range, spaces, empty", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':"
+         "{'full-backup-interval':'99999999999999999999'}}"),
+     NULL, NULL,
+     "spec.parameters[full-backup-interval]: \"99999999999999999999\" is not an integer"},
+    {"full-backup-interval with a space", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':"
+         "{'full-backup-interval':' 5'}}"),
+     NULL, NULL, "spec.parameters[full-backup-interval]: \" 5\" is not an integer"},
+    {"parameter value of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':{'full-backup-interval':5}}"),
+     NULL, NULL, "spec.parameters[full-backup-interval]: expected string, got integer"},
+    {"system-backup policy", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'system-backup','cron':'@daily','parameters':"
+         "{'volume-backup-policy':'disabled'}}"),
+     NULL, NULL, NULL},
+    {"parameters of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':'p'}"), NULL, NULL,
+     "spec.parameters: expected object, got string"},
+    {"parameters do not exist in v1beta1", CW_OP_CREATE, 0, NULL,
+     RJ("v1beta1", "{'name':'x','task':'backup','cron':'@daily','parameters':{}}"), NULL, NULL,
+     "spec.parameters: not a field of longhorn.io/v1beta1 (parameters exist from "
+     "longhorn.io/v1beta2, Longhorn 1.5)"},
+    {"v1beta1 with null parameters", CW_OP_CREATE, 0, NULL,
+     RJ("v1beta1", "{'name':'x','task':'backup','cron':'@daily','parameters':null}"), NULL, NULL,
+     NULL},
+    {"unknown apiVersion", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':'longhorn.io/v1','metadata':{'name':'d'},'spec':{}}", NULL, NULL,
+     "apiVersion: \"longhorn.io/v1\" is not a RecurringJob version (expected longhorn.io/v1beta1 "
+     "or longhorn.io/v1beta2)"},
+    {"apiVersion of the wrong type", CW_OP_CREATE, 0, NULL,
+     "{'apiVersion':1,'metadata':{'name':'d'},'spec':{}}", NULL, NULL,
+     "apiVersion: expected string, got integer"},
+    {"not an object", CW_OP_CREATE, 0, NULL, "[]", NULL, NULL,
+     "object: expected object, got array"},
+    {"all problems at once, in field order", CW_OP_CREATE, 0, NULL,
+     RJN("'Bad'", "{'task':'','cron':'','retain':'x','concurrency':-2,'groups':['-']}"), NULL, NULL,
+     "metadata.name: \"Bad\" must match ^[a-z0-9][a-z0-9_.-]+$; cronwarden does not rename "
+     "objects, use \"bad\"\n"
+     "spec.name: must not be empty\nspec.task: must not be empty\nspec.cron: must not be empty\n"
+     "spec.groups[0]: \"-\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$\n"
+     "spec.retain: expected integer, got string\n"
+     "spec.concurrency: must not be negative, got -2"},
+    {"update keeps a stored violation as a warning", CW_OP_UPDATE, 0,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300}"),
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300,'labels':{'a':'b'}}"), NULL,
+     MAX_RETAIN_MSG("300", "100") " (already in the stored object, not blocking)", NULL},
+    {"update that changes the violation is denied", CW_OP_UPDATE, 0,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300}"),
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':301}"), NULL, NULL,
+     MAX_RETAIN_MSG("301", "100")},
+    {"update without the old object", CW_OP_UPDATE, 0, NULL,
+     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300}"), NULL, NULL,
+     MAX_RETAIN_MSG("300", "100")},
+    {"delete decides nothing", CW_OP_DELETE, 0, NULL, "[]", NULL, NULL, NULL},
+};
+
+static void validation(void **state)
+{
+    (void)state;
+    run_cases(cw_recurringjob_validate, validate_cases,
+              sizeof(validate_cases) / sizeof(validate_cases[0]));
+}
+
+static void every_task_is_accepted(void **state)
+{
+    (void)state;
+    static const char *const tasks[] = {
+        "snapshot", "snapshot-force-create", "snapshot-cleanup", "snapshot-delete",
+        "backup",   "backup-force-create",   "filesystem-trim",  "system-backup",
+    };
+    for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+        char obj[256];
+        snprintf(obj, sizeof(obj), RJ2("{'name':'x','task':'%s','cron':'@daily'}"), tasks[i]);
+        cw_policy_config cfg;
+        cw_policy_config_init(&cfg);
+        test_policy_case(cw_recurringjob_validate, &cfg, CW_OP_CREATE, NULL, obj, NULL, NULL, NULL,
+                         tasks[i]);
+        cw_policy_config_free(&cfg);
+        assert_true(cw_recurringjob_task_known(tasks[i]));
+    }
+    assert_false(cw_recurringjob_task_known("Snapshot"));
+    assert_false(cw_recurringjob_task_known(""));
+    assert_false(cw_recurringjob_task_known(NULL));
+    assert_true(cw_recurringjob_task_takes_parameters("backup"));
+    assert_true(cw_recurringjob_task_takes_parameters("backup-force-create"));
+    assert_true(cw_recurringjob_task_takes_parameters("system-backup"));
+    assert_false(cw_recurringjob_task_takes_parameters("snapshot"));
+    assert_false(cw_recurringjob_task_takes_parameters(NULL));
+}
+
+static void retain_rule(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *task;
+        int64_t in, want;
+    } cases[] = {
+        {"snapshot-cleanup", 5, 0}, {"snapshot-cleanup", -1, 0}, {"filesystem-trim", 3, 0},
+        {"snapshot-delete", -2, 0}, {"snapshot-delete", 0, 0},   {"snapshot-delete", 7, 7},
+        {"snapshot", 0, 1},         {"snapshot", -9, 1},         {"backup", 100, 100},
+        {"system-backup", 0, 1},    {"unknown", 0, 1},           {NULL, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_int_equal(cw_recurringjob_default_retain(cases[i].task, cases[i].in), cases[i].want);
+    cw_recurringjob_version v;
+    assert_int_equal(cw_recurringjob_version_parse("longhorn.io/v1beta1", &v), CW_OK);
+    assert_int_equal(v, CW_RECURRINGJOB_V1BETA1);
+    assert_int_equal(cw_recurringjob_version_parse(NULL, &v), CW_OK);
+    assert_int_equal(v, CW_RECURRINGJOB_V1BETA2);
+    assert_int_equal(cw_recurringjob_version_parse("v1beta2", &v), CW_EINVAL);
+}
+
+static void legacy_jobs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *job, *problems;
+    } cases[] = {
+        {"{'name':'a','task':'snapshot','cron':'*/5 * * * *','retain':3,'labels':{'k':'v'}}", NULL},
+        {"{'task':'backup','cron':'0 0 * * *','retain':1,'labels':null}", NULL},
+        {"'x'", "spec.recurringJobs[0]: expected object, got string"},
+        {"{'task':'backup','cron':'0 0 * * *'}", "spec.recurringJobs[0].retain: must be set (at "
+                                                 "least 1)"},
+        {"{'task':'snap','cron':'','retain':0,'labels':[]}",
+         "spec.recurringJobs[0].task: unknown task \"snap\" (expected one of " ALL_TASKS ")\n"
+         "spec.recurringJobs[0].cron: must not be empty\n"
+         "spec.recurringJobs[0].retain: must be at least 1, got 0\n"
+         "spec.recurringJobs[0].labels: expected object, got array"},
+        {"{'name':5,'task':'backup','cron':'0 0 * * * *','retain':500,'labels':{'k':''}}",
+         "spec.recurringJobs[0].name: expected string, got integer\n"
+         "spec.recurringJobs[0].cron: invalid cron expression \"0 0 * * * *\": expected exactly 5 "
+         "fields, found 6: [0 0 * * * *]\n"
+         "spec.recurringJobs[0].retain: 500 exceeds the maximum of 100 (Longhorn setting "
+         "recurring-job-max-retention)\n"
+         "spec.recurringJobs[0].labels[k]: value must not be empty"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cw_policy_config cfg;
+        cw_strlist problems;
+        cw_policy_config_init(&cfg);
+        cw_strlist_init(&problems);
+        json_object *job = test_parse(cases[i].job);
+        assert_int_equal(
+            cw_recurringjob_check_legacy(&cfg, job, "spec.recurringJobs[0]", &problems), CW_OK);
+        test_expect_list(&problems, cases[i].problems, "problems", cases[i].job);
+        json_object_put(job);
+        cw_strlist_free(&problems);
+        cw_policy_config_free(&cfg);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaulting),
+        cmocka_unit_test(validation),
+        cmocka_unit_test(every_task_is_accepted),
+        cmocka_unit_test(retain_rule),
+        cmocka_unit_test(legacy_jobs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
