@@ -47,6 +47,7 @@ typedef struct drv {
     cw_kube_config cfg;
     cw_kube_client *c;
     const char *ns;
+    cw_kube_resource cm; /* ConfigMaps in ns */
 } drv;
 
 static const char *g_check = "?";
@@ -77,9 +78,7 @@ static void say(const char *fmt, ...)
 
 static const cw_kube_resource *cm(drv *d)
 {
-    static cw_kube_resource r;
-    r = (cw_kube_resource){NULL, "v1", "configmaps", d->ns};
-    return &r;
+    return &d->cm;
 }
 
 static json_object *new_cm(const char *name, const char *key, const char *value)
@@ -591,7 +590,7 @@ typedef struct watcher {
     atomic_int stop;
     atomic_int ready;
     char seen[16][16];
-    int n;
+    atomic_int n;
     int rc;
     cw_error err;
 } watcher;
@@ -603,9 +602,10 @@ static int on_event(void *ud, const cw_kube_event *ev, cw_error *err)
     const char *name = cw_json_path_string(ev->object, "metadata.name");
     if (ev->type == CW_KUBE_BOOKMARK || !name || strcmp(name, "watched") != 0)
         return 0;
-    if (w->n < 16)
-        snprintf(w->seen[w->n], sizeof(w->seen[0]), "%s", ev->type_name);
-    w->n++;
+    int n = atomic_load(&w->n);
+    if (n < 16)
+        snprintf(w->seen[n], sizeof(w->seen[0]), "%s", ev->type_name);
+    atomic_store(&w->n, n + 1);
     return ev->type == CW_KUBE_DELETED ? 1 : 0;
 }
 
@@ -655,14 +655,14 @@ static int check_watch(drv *d, int argc, char **argv)
     CHECK_OK(rc, err);
     rc = cw_kube_delete(d->c, r, "watched", NULL, NULL, &err);
     CHECK_OK(rc, err);
-    for (int i = 0; i < 150 && w.n < 3; i++)
+    for (int i = 0; i < 150 && atomic_load(&w.n) < 3; i++)
         usleep(100000);
     atomic_store(&w.stop, 1);
     pthread_join(t, NULL);
     CHECK(w.rc == CW_OK, "watch ended with rc %d: %s", w.rc, w.err.message);
-    CHECK(w.n == 3 && strcmp(w.seen[0], "ADDED") == 0 && strcmp(w.seen[1], "MODIFIED") == 0 &&
-              strcmp(w.seen[2], "DELETED") == 0,
-          "events: %d (%s %s %s)", w.n, w.seen[0], w.seen[1], w.seen[2]);
+    CHECK(atomic_load(&w.n) == 3 && strcmp(w.seen[0], "ADDED") == 0 &&
+              strcmp(w.seen[1], "MODIFIED") == 0 && strcmp(w.seen[2], "DELETED") == 0,
+          "events: %d (%s %s %s)", atomic_load(&w.n), w.seen[0], w.seen[1], w.seen[2]);
     say("watch from rv %s saw %s, %s, %s", rv, w.seen[0], w.seen[1], w.seen[2]);
 
     /* The stop flag ends an idle watch. */
@@ -883,6 +883,7 @@ int main(int argc, char **argv)
     }
     if (!d.ns)
         d.ns = d.cfg.namespace;
+    d.cm = (cw_kube_resource){NULL, "v1", "configmaps", d.ns};
     d.copts.backoff_base = 0.05;
     d.copts.backoff_max = 0.5;
     CHECK_OK(cw_kube_client_new(&d.cfg, &d.copts, &d.c, &err), err);
