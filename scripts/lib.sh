@@ -10,7 +10,9 @@ CW_BUILD_PKGS=(build-essential cmake pkg-config libjson-c-dev libyaml-dev libxxh
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcmocka-dev tzdata openssl
   ca-certificates)
 CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libclang-rt-14-dev
-  procps)
+  procps
+  etcd-server curl iproute2 rsync dpkg-dev make golang-github-modern-go-reflect2-dev
+  golang-github-json-iterator-go-dev)
 
 cw_missing_pkgs() {
   local p

@@ -1,0 +1,315 @@
+# Helpers for e2e scenario scripts (tests/e2e/scenarios/*.sh). Source it, then call e2e_start:
+#
+#   #!/usr/bin/env bash
+#   . "$(dirname "$0")/../lib.sh"
+#   e2e_start                      # cluster up in a temp dir; torn down on exit, failure, INT, TERM
+#   apply_crds
+#   e2e_step "create a schedule"
+#   kc apply -f "$CW_SOURCE_DIR/tests/e2e/fixtures/velero-schedule.yaml"
+#   assert_json "$(kc get schedule -n velero nightly -o json)" .spec.schedule '0 1 * * *'
+#   cw migrate --dry-run=server ...   # the cronwarden binary under test ($CW_BINARY)
+#
+# Environment: CW_BINARY (set by ctest), CW_SOURCE_DIR (defaults to this checkout),
+# CRONWARDEN_E2E_KEEP=1 (leave the cluster up and say how to reach it),
+# CRONWARDEN_E2E_KUBECONFIG (use an existing cluster), CW_E2E_ARTIFACTS (where logs of a failed
+# run are copied; ctest sets it under the build directory). Exit status 77 means "skipped".
+# shellcheck shell=bash
+
+set -euo pipefail
+
+E2E_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=cluster.sh
+. "$E2E_LIB_DIR/cluster.sh"
+: "${CW_SOURCE_DIR:=$(cd "$E2E_LIB_DIR/../.." && pwd)}"
+export CW_SOURCE_DIR
+E2E_NAME=${E2E_NAME:-$(basename "$0" .sh)}
+E2E_T0=$(date +%s%3N)
+E2E_DIR=""
+E2E_WATCHDOG=""
+E2E_CLEANUPS=()
+
+e2e__stamp() { local ms=$(( $(date +%s%3N) - E2E_T0 )); printf '%d.%03ds' $((ms / 1000)) $((ms % 1000)); }
+e2e_log() { printf '[e2e %s +%s] %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&2; }
+e2e_step() { printf '\n[e2e %s +%s] == %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&2; }
+
+# Where the failing assertion is (the scenario's file and line).
+e2e__where() {
+  local i
+  for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
+    if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ]; then
+      printf '%s:%s' "$(basename "${BASH_SOURCE[$i]}")" "${BASH_LINENO[$((i - 1))]}"; return
+    fi
+  done
+  printf '?'
+}
+
+e2e_fail() {
+  printf '[e2e %s +%s] FAIL at %s: %s\n' "$E2E_NAME" "$(e2e__stamp)" "$(e2e__where)" "$*" >&2
+  exit 1
+}
+
+e2e_skip() { e2e_log "SKIP: $*"; exit 77; }
+
+# e2e_on_exit CMD...: run CMD when the scenario ends (before the cluster goes), last in, first out.
+e2e_on_exit() { E2E_CLEANUPS+=("$(printf '%q ' "$@")"); }
+
+e2e__dump_logs() {
+  local f
+  [ -n "$E2E_DIR" ] && [ -d "$E2E_DIR/logs" ] || return 0
+  for f in "$E2E_DIR"/logs/*.log; do
+    [ -s "$f" ] || continue
+    case $(basename "$f") in
+      etcd.log) cwc_tail_log "$f" 15 ;;
+      *) cwc_tail_log "$f" 40 ;;
+    esac
+  done
+  if [ -n "${CW_E2E_ARTIFACTS:-}" ]; then
+    rm -rf "$CW_E2E_ARTIFACTS"; mkdir -p "$CW_E2E_ARTIFACTS"
+    cp -r "$E2E_DIR/logs" "$CW_E2E_ARTIFACTS/" 2>/dev/null || true
+    e2e_log "full logs copied to $CW_E2E_ARTIFACTS/logs"
+  fi
+}
+
+e2e__on_exit() {
+  local rc=$? i
+  trap - EXIT INT TERM HUP
+  set +e
+  for ((i = ${#E2E_CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${E2E_CLEANUPS[$i]}" >/dev/null 2>&1; done
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+    e2e_log "FAILED (exit $rc); component logs follow"
+    e2e__dump_logs
+  fi
+  if [ -n "$E2E_WATCHDOG" ]; then kill "$E2E_WATCHDOG" 2>/dev/null; wait "$E2E_WATCHDOG" 2>/dev/null; fi
+  if [ -n "$E2E_DIR" ]; then
+    if [ "${CRONWARDEN_E2E_KEEP:-0}" = 1 ]; then
+      cat >&2 <<EOF
+
+[e2e $E2E_NAME] CRONWARDEN_E2E_KEEP=1: the cluster stays up.
+  reach it:     . $E2E_DIR/env && "\$CW_KUBECTL" get crds
+                (KUBECONFIG=$E2E_DIR/kubeconfig; users' kubeconfigs: $E2E_DIR/kubeconfig-<user>)
+  logs:         $E2E_DIR/logs/
+  tear it down: $E2E_LIB_DIR/cluster.sh down $E2E_DIR && rm -rf $E2E_DIR
+EOF
+    else
+      cwc_down "$E2E_DIR" >/dev/null 2>&1
+      rm -rf "$E2E_DIR"
+    fi
+  fi
+  if [ "$rc" = 0 ]; then e2e_log "PASS in $(e2e__stamp)"
+  elif [ "$rc" = 77 ]; then e2e_log "SKIPPED after $(e2e__stamp)"
+  else e2e_log "FAIL (exit $rc) after $(e2e__stamp)"; fi
+  exit "$rc"
+}
+
+# e2e_start: a cluster for this scenario in a fresh temp dir, its env sourced, and teardown
+# guaranteed: a trap for normal exit, failure, INT, TERM and HUP, plus a watchdog in its own
+# session that stops the daemons if this script is killed outright (SIGKILL, ctest timeout).
+e2e_start() {
+  command -v jq >/dev/null || e2e_fail "jq is missing (Debian package jq)"
+  E2E_DIR=$(mktemp -d "${CW_E2E_TMPDIR:-${TMPDIR:-/tmp}}/cw-e2e-$E2E_NAME.XXXXXX")
+  trap e2e__on_exit EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  trap 'exit 129' HUP
+  e2e_step "cluster up in $E2E_DIR"
+  cwc_up "$E2E_DIR" || e2e_fail "the cluster did not start (logs above)"
+  # shellcheck disable=SC1091
+  . "$E2E_DIR/env"
+  if [ "${CRONWARDEN_E2E_KEEP:-0}" != 1 ] && [ "$CW_E2E_EXTERNAL" != 1 ]; then
+    setsid bash -c '
+      owner=$1 dir=$2 lib=$3
+      while kill -0 "$owner" 2>/dev/null; do sleep 1; done
+      "$lib/cluster.sh" down "$dir"; rm -rf "$dir"' e2e-watchdog "$$" "$E2E_DIR" "$E2E_LIB_DIR" \
+      </dev/null >/dev/null 2>&1 &
+    E2E_WATCHDOG=$!
+  fi
+  e2e_log "cluster ready: $CW_E2E_API_URL"
+}
+
+# kc ARGS...: the built kubectl as admin. kc_as USER ARGS...: as one of the extra users.
+# kubectl's discovery cache lives in the scenario's directory, not in ~/.kube.
+kc() { "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" "$@"; }
+kc_as() {
+  local user=$1; shift
+  [ -f "$CW_E2E_DIR/kubeconfig-$user" ] || e2e_fail "no user '$user' in this cluster (CW_E2E_USERS='$CW_E2E_USERS')"
+  "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" --kubeconfig "$CW_E2E_DIR/kubeconfig-$user" "$@"
+}
+
+# Scenarios that need the static-token users (RBAC proofs) call this first; an existing cluster
+# (CRONWARDEN_E2E_KUBECONFIG) has none, so they skip there.
+e2e_require_users() {
+  local u
+  for u in "$@"; do
+    [ -f "$CW_E2E_DIR/kubeconfig-$u" ] || e2e_skip "needs the harness's user '$u' (not available on an existing cluster)"
+  done
+}
+
+# cw ARGS...: the cronwarden binary under test.
+cw() {
+  local bin=${CW_BINARY:-}
+  if [ -z "$bin" ]; then
+    for bin in "$CW_SOURCE_DIR"/build/cmd/cronwarden "$CW_SOURCE_DIR"/build*/cmd/cronwarden ""; do
+      [ -x "$bin" ] && break
+    done
+    [ -n "$bin" ] || e2e_fail "CW_BINARY is not set and no build*/cmd/cronwarden exists (ctest sets it)"
+  fi
+  "$bin" "$@"
+}
+
+# e2e_bg NAME CMD...: run CMD in the background for the rest of the scenario (a webhook, the
+# controller), output in $CW_E2E_DIR/logs/NAME.log; stopped by PID (TERM, then KILL) at the end.
+# e2e_stop NAME stops it earlier; e2e_bg_pid NAME prints its PID.
+e2e_bg() {
+  local name=$1; shift
+  mkdir -p "$CW_E2E_DIR/run" "$CW_E2E_DIR/logs"
+  cwc_spawn "$CW_E2E_DIR" "$name" "$@"
+  e2e_on_exit cwc_stop_pid "$CW_E2E_DIR" "$name"
+  e2e_log "started $name (pid $(cat "$CW_E2E_DIR/run/$name.pid")), log $CW_E2E_DIR/logs/$name.log"
+}
+e2e_stop() { cwc_stop_pid "$CW_E2E_DIR" "$1"; }
+e2e_bg_pid() { cat "$CW_E2E_DIR/run/$1.pid"; }
+
+# ---- assertions: each prints what was expected, what came, and where -------------------------
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq() {
+  [ "$1" == "$2" ] || e2e_fail "${3:-value}: expected '$1', got '$2'"
+}
+
+# assert_contains HAYSTACK NEEDLE [WHAT]
+assert_contains() {
+  case $1 in *"$2"*) ;; *) e2e_fail "${3:-output}: expected to contain '$2', got: $1" ;; esac
+}
+
+# assert_json JSON FILTER EXPECTED [WHAT]: jq -c FILTER, strings printed raw. E.g.
+#   assert_json "$obj" .spec.task snapshot;  assert_json "$obj" .spec.groups '["a","b"]'
+#   assert_json "$obj" '.spec | has("skipImmediately")' false
+assert_json() {
+  local got
+  got=$(jq -cr "$2" <<<"$1" 2>&1) || e2e_fail "jq '$2' failed: $got; input: $(head -c 2000 <<<"$1")"
+  [ "$got" == "$3" ] || e2e_fail "${4:-$2}: expected '$3', got '$got'"
+}
+
+# assert_ok CMD...: CMD must succeed; its output is kept in E2E_OUT.
+assert_ok() {
+  E2E_OUT=$("$@" 2>&1) || e2e_fail "command failed (exit $?): $*
+$E2E_OUT"
+}
+
+# assert_fails [--match TEXT] CMD...: CMD must fail (and its output contain TEXT); output in E2E_OUT.
+assert_fails() {
+  local match=""
+  if [ "${1:-}" = --match ]; then match=$2; shift 2; fi
+  if E2E_OUT=$("$@" 2>&1); then e2e_fail "expected failure, but it succeeded: $*
+$E2E_OUT"; fi
+  if [ -n "$match" ]; then
+    case $E2E_OUT in *"$match"*) ;; *) e2e_fail "failed as expected, but without '$match': $*
+$E2E_OUT" ;; esac
+  fi
+}
+
+# wait_for SECONDS WHAT CMD...: poll CMD (every CW_E2E_POLL seconds, default 0.5) until it succeeds.
+wait_for() {
+  local secs=$1 what=$2 out="" deadline
+  shift 2
+  deadline=$(( $(date +%s%3N) + secs * 1000 ))
+  while :; do
+    if out=$("$@" 2>&1); then return 0; fi
+    [ "$(date +%s%3N)" -lt "$deadline" ] || e2e_fail "timed out after ${secs}s waiting for $what; last output: $out"
+    sleep "${CW_E2E_POLL:-0.5}"
+  done
+}
+
+# ---- CRDs and namespaces ------------------------------------------------------------------------
+
+# The CRD names in crds/ (from the files, so new ones are picked up).
+crd_names() {
+  local f
+  for f in "$CW_SOURCE_DIR"/crds/*.yaml; do
+    [ "$(basename "$f")" = kustomization.yaml ] && continue
+    awk '/^kind: CustomResourceDefinition/{c=1} c && /^  name: /{print $2; exit}' "$f"
+  done
+}
+
+# apply_crds: kubectl apply -k crds/ and wait until every CRD is Established. On an existing
+# cluster (CRONWARDEN_E2E_KUBECONFIG) a CRD that is there already and is not one of these copies
+# (label app.kubernetes.io/part-of=cronwarden) is left alone: it belongs to Longhorn/Velero/OADP.
+apply_crds() {
+  local names n foreign=()
+  mapfile -t names < <(crd_names)
+  if [ "${CW_E2E_EXTERNAL:-0}" = 1 ]; then
+    for n in "${names[@]}"; do
+      if kc get crd "$n" >/dev/null 2>&1 &&
+         [ "$(kc get crd "$n" -o 'jsonpath={.metadata.labels.app\.kubernetes\.io/part-of}')" != cronwarden ]; then
+        foreign+=("$n")
+      fi
+    done
+  fi
+  if [ ${#foreign[@]} -eq 0 ]; then
+    assert_ok kc apply -k "$CW_SOURCE_DIR/crds"
+  else
+    e2e_log "keeping the cluster's own CRDs: ${foreign[*]}"
+    for n in "$CW_SOURCE_DIR"/crds/*.yaml; do
+      [ "$(basename "$n")" = kustomization.yaml ] && continue
+      local name
+      name=$(awk '/^kind: CustomResourceDefinition/{c=1} c && /^  name: /{print $2; exit}' "$n")
+      case " ${foreign[*]} " in *" $name "*) continue ;; esac
+      assert_ok kc apply -f "$n"
+    done
+  fi
+  assert_ok kc wait --for condition=established --timeout=60s "${names[@]/#/crd/}"
+  # Discovery may lag a moment behind Established, and kubectl keeps what it discovered for ten
+  # minutes (short names like lhrj are not refreshed on a miss): wait until every resource is
+  # listed, then drop kubectl's cache.
+  for n in "${names[@]}"; do
+    wait_for 30 "discovery of $n" e2e__discovered "$n"
+  done
+  rm -rf "$CW_E2E_DIR/kube-cache/discovery"
+}
+
+# e2e__discovered CRD-NAME: the CRD's plural is listed under its group's preferred version.
+e2e__discovered() {
+  local plural=${1%%.*} group=${1#*.} gv
+  gv=$(kc get --raw "/apis/$group" | jq -er .preferredVersion.groupVersion) || return 1
+  kc get --raw "/apis/$gv" | jq -e --arg r "$plural" '[.resources[].name] | index($r) != null' >/dev/null
+}
+
+# e2e_namespace NAME: create a namespace for the scenario. On an existing cluster the name gets a
+# random suffix and the namespace is deleted at the end; prints the name.
+e2e_namespace() {
+  local ns=$1
+  if [ "${CW_E2E_EXTERNAL:-0}" = 1 ]; then
+    ns="$1-$(openssl rand -hex 3)"
+    e2e_on_exit kc delete namespace "$ns" --wait=false
+  fi
+  kc create namespace "$ns" >/dev/null || e2e_fail "cannot create namespace $ns"
+  printf '%s\n' "$ns"
+}
+
+# e2e_issue_cert NAME [SAN...]: a serving certificate for NAME signed by a test CA, written to
+# $CW_E2E_DIR/pki/NAME.{crt,key}; SANs default to IP:127.0.0.1,DNS:localhost. The CA is
+# $CW_E2E_SIGNING_CA (the cluster's own CA on a harness cluster); use it as a webhook's caBundle:
+#   base64 -w0 < "$CW_E2E_SIGNING_CA"
+e2e_issue_cert() {
+  local name=$1 pki=$CW_E2E_DIR/pki sans
+  shift
+  sans=$(IFS=,; echo "${*:-IP:127.0.0.1,DNS:localhost}")
+  mkdir -p "$pki"
+  if [ -n "${CW_E2E_CA_KEY:-}" ] && [ -r "$CW_E2E_CA_KEY" ]; then
+    CW_E2E_SIGNING_CA=$CW_E2E_CA; CW_E2E_SIGNING_CA_KEY=$CW_E2E_CA_KEY
+  else
+    CW_E2E_SIGNING_CA=$pki/test-ca.crt; CW_E2E_SIGNING_CA_KEY=$pki/test-ca.key
+    [ -s "$CW_E2E_SIGNING_CA" ] || openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 2 \
+      -keyout "$CW_E2E_SIGNING_CA_KEY" -out "$CW_E2E_SIGNING_CA" -subj "/CN=cronwarden-e2e-test-ca" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+  fi
+  export CW_E2E_SIGNING_CA CW_E2E_SIGNING_CA_KEY
+  openssl req -newkey rsa:2048 -nodes -sha256 -keyout "$pki/$name.key" -out "$pki/$name.csr" \
+    -subj "/CN=$name" 2>/dev/null || e2e_fail "openssl req for $name failed"
+  printf '%s\n' "basicConstraints=CA:FALSE" "keyUsage=critical,digitalSignature,keyEncipherment" \
+    "extendedKeyUsage=serverAuth" "subjectAltName=$sans" > "$pki/$name.ext"
+  openssl x509 -req -in "$pki/$name.csr" -CA "$CW_E2E_SIGNING_CA" -CAkey "$CW_E2E_SIGNING_CA_KEY" \
+    -CAcreateserial -days 2 -sha256 -extfile "$pki/$name.ext" -out "$pki/$name.crt" 2>/dev/null ||
+    e2e_fail "openssl x509 for $name failed"
+  rm -f "$pki/$name.csr" "$pki/$name.ext"
+}
