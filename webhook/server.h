@@ -1,0 +1,61 @@
+/* The admission webhook's HTTPS server (libmicrohttpd over GnuTLS): routes, limits, request
+ * logging and metrics, certificate hand-out from a cw_certs_store, and graceful draining.
+ *
+ * Routes: POST /mutate, POST /validate, GET /healthz, GET /readyz, GET /metrics.
+ * Status codes: docs/webhook.md. */
+#ifndef CW_WEBHOOK_SERVER_H
+#define CW_WEBHOOK_SERVER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "defaults/policy.h"
+#include "lib/error.h"
+#include "lib/metrics.h"
+#include "webhook/certstore.h"
+
+#define CW_WEBHOOK_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" /* TLS 1.2 minimum */
+
+typedef struct cw_webhook_config {
+    const char *listen;             /* "ADDR:PORT", "[v6]:PORT" or ":PORT"; port 0: any free port */
+    unsigned threads;               /* worker threads (0: one per online core) */
+    size_t max_body_bytes;          /* larger request bodies get 413 (0: 8 MiB) */
+    unsigned idle_timeout;          /* seconds a connection may sit idle (0: 120) */
+    unsigned request_timeout;       /* seconds to receive one request body (0: 30) */
+    unsigned max_connections;       /* concurrent connections (0: 1000) */
+    cw_certs_store *certs;          /* serving credentials (borrowed, required) */
+    const cw_policy_config *policy; /* (borrowed, required unless constant_response is set) */
+    cw_metrics *metrics;           /* registry for the webhook families (borrowed; NULL: private) */
+    const char *constant_response; /* benchmarks only: answer every review with this body */
+} cw_webhook_config;
+
+struct MHD_Daemon;
+struct MHD_Response;
+
+typedef struct cw_webhook_server {
+    struct MHD_Daemon *daemon;
+    cw_webhook_config cfg;
+    uint16_t port;
+    atomic_int in_flight;
+    atomic_int draining;
+    atomic_llong last_activity_ms; /* monotonic, start or end of the latest request */
+    struct MHD_Response *constant;
+    cw_metrics own_metrics;
+    cw_metric *m_requests, *m_responses, *m_duration, *m_in_flight, *m_expiry, *m_reloads;
+} cw_webhook_server;
+
+void cw_webhook_server_init(cw_webhook_server *s);
+/* Binds and starts serving; the listening port is in s->port. */
+int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, cw_error *err);
+/* Checks the certificate files and swaps in a changed, valid pair; logs and counts the outcome
+ * (a refused pair is logged once, the served one stays). Call every few seconds. */
+void cw_webhook_server_reload_certs(cw_webhook_server *s);
+/* Stops accepting, answers what is in flight (responses carry "Connection: close"), and returns
+ * when no request is in flight and the connections are closed or quiet, or after grace seconds.
+ * CW_OK when drained, CW_ELIMIT when the grace ran out with requests still in flight. */
+int cw_webhook_server_drain(cw_webhook_server *s, double grace_seconds);
+/* Stops the server (closing what is left) and frees it. */
+void cw_webhook_server_free(cw_webhook_server *s);
+
+#endif
