@@ -16,13 +16,6 @@ int cw_cmd_cron(int argc, char **argv)
     return pending("cron");
 }
 
-int cw_cmd_webhook(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return pending("webhook");
-}
-
 int cw_cmd_controller(int argc, char **argv)
 {
     (void)argc;

@@ -1,0 +1,284 @@
+/* cronwarden webhook: flags → configuration, certificates, the server, and the signal loop that
+ * reloads certificates and drains on SIGTERM/SIGINT. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "defaults/policy.h"
+#include "lib/log.h"
+#include "lib/opts.h"
+#include "lib/tz.h"
+#include "webhook/certstore.h"
+#include "webhook/selfsigned.h"
+#include "webhook/server.h"
+
+/* Process configuration: the options table writes here. */
+static struct {
+    char *listen, *cert_file, *key_file, *default_group, *log_level, *log_format;
+    long long threads, max_body, max_retain, max_connections;
+    double grace, idle_timeout, reload_interval, cert_check_interval;
+    int skip_immediately, self_signed;
+    char *cert_secret, *service, *kubeconfig, *context;
+    cw_strlist webhook_configs, dns_names, ip_addresses;
+} o;
+
+static const cw_opt opts[] = {
+    {"listen", 0, CW_OPT_STRING, "ADDR:PORT", "address to serve HTTPS on", &o.listen,
+     "0.0.0.0:9443", NULL, 0, 0, 0},
+    {"threads", 0, CW_OPT_INT, "N", "worker threads (0: one per core)", &o.threads, "0", NULL, 0,
+     256, 0},
+    {"tls-cert-file", 0, CW_OPT_STRING, "PATH",
+     "serving certificate (PEM, leaf first); reloaded when it changes", &o.cert_file, NULL, NULL, 0,
+     0, 0},
+    {"tls-private-key-file", 0, CW_OPT_STRING, "PATH", "private key of --tls-cert-file (PEM)",
+     &o.key_file, NULL, NULL, 0, 0, 0},
+    {"tls-reload-interval", 0, CW_OPT_DURATION, "DURATION",
+     "how often the certificate files are checked for changes", &o.reload_interval, "2s", NULL, 0,
+     0, 0},
+    {"max-body-bytes", 0, CW_OPT_INT, "N", "larger request bodies are refused with 413",
+     &o.max_body, "8388608", NULL, 1024, 1LL << 30, 0},
+    {"max-connections", 0, CW_OPT_INT, "N", "concurrent connections", &o.max_connections, "1000",
+     NULL, 1, 100000, 0},
+    {"idle-timeout", 0, CW_OPT_DURATION, "DURATION", "close connections idle this long",
+     &o.idle_timeout, "120s", NULL, 0, 0, 0},
+    {"shutdown-grace", 0, CW_OPT_DURATION, "DURATION",
+     "on SIGTERM/SIGINT, time to finish in-flight requests", &o.grace, "15s", NULL, 0, 0, 0},
+    {"max-retain", 0, CW_OPT_INT, "N", "highest RecurringJob retain (Longhorn's max-retention)",
+     &o.max_retain, "100", NULL, 1, 250, 0},
+    {"default-group", 0, CW_OPT_STRING, "GROUP",
+     "recurring-job group label added to Volumes without job labels (\"\" disables)",
+     &o.default_group, "default", NULL, 0, 0, 0},
+    {"schedule-skip-immediately", 0, CW_OPT_BOOL, NULL,
+     "Velero's --schedule-skip-immediately: the value made explicit on Schedules",
+     &o.skip_immediately, "false", NULL, 0, 0, 0},
+    {"log-level", 0, CW_OPT_ENUM, "LEVEL", "debug, info, warn or error", &o.log_level, "info",
+     "debug|info|warn|error", 0, 0, 0},
+    {"log-format", 0, CW_OPT_ENUM, "FORMAT", "text (logfmt) or json", &o.log_format, "text",
+     "text|json", 0, 0, 0},
+    {"self-signed", 0, CW_OPT_BOOL, NULL,
+     "make and rotate a CA and serving certificate kept in --cert-secret", &o.self_signed, "false",
+     NULL, 0, 0, 0},
+    {"cert-secret", 0, CW_OPT_STRING, "NS/NAME", "kubernetes.io/tls Secret for --self-signed",
+     &o.cert_secret, NULL, NULL, 0, 0, 0},
+    {"service", 0, CW_OPT_STRING, "NS/NAME", "the webhook's Service (certificate DNS names)",
+     &o.service, NULL, NULL, 0, 0, 0},
+    {"webhook-config", 0, CW_OPT_LIST, "NAME",
+     "Mutating/ValidatingWebhookConfiguration whose caBundle is kept current", &o.webhook_configs,
+     NULL, NULL, 0, 0, 0},
+    {"dns-name", 0, CW_OPT_LIST, "NAME", "extra DNS name for the self-signed certificate",
+     &o.dns_names, NULL, NULL, 0, 0, 0},
+    {"ip-address", 0, CW_OPT_LIST, "IP", "extra IP address for the self-signed certificate",
+     &o.ip_addresses, NULL, NULL, 0, 0, 0},
+    {"cert-check-interval", 0, CW_OPT_DURATION, "DURATION",
+     "--self-signed: how often the Secret is re-read and the certificate checked for renewal",
+     &o.cert_check_interval, "1h", NULL, 0, 0, 0},
+    {"kubeconfig", 0, CW_OPT_STRING, "PATH", "kubeconfig for --self-signed (default: in-cluster)",
+     &o.kubeconfig, NULL, NULL, 0, 0, 0},
+    {"context", 0, CW_OPT_STRING, "NAME", "kubeconfig context", &o.context, NULL, NULL, 0, 0, 0},
+};
+
+static const cw_cmd_spec spec = {
+    "webhook",
+    "cronwarden webhook [flags]",
+    "Serves the mutating (POST /mutate) and validating (POST /validate) admission webhook for "
+    "Longhorn RecurringJobs and Volumes and Velero Schedules, plus /healthz, /readyz and "
+    "/metrics. Every flag can also be set as CRONWARDEN_<FLAG> in the environment or as a key of "
+    "--config FILE (YAML); flags win.",
+    opts,
+    sizeof(opts) / sizeof(opts[0]),
+    "Certificates: either --tls-cert-file and --tls-private-key-file (reloaded when they change), "
+    "or --self-signed --cert-secret NS/NAME --service NS/NAME --webhook-config NAME...\n"
+    "Exit codes: 0 after a clean shutdown, 1 when serving failed, 2 on a usage error.\n"
+    "Details: docs/webhook.md.",
+    1,
+    0,
+    0,
+};
+
+static void log_configuration(void)
+{
+    char *configs = cw_strlist_join(&o.webhook_configs, ",");
+    cw_log(CW_LOG_INFO, "configuration", CW_LS("listen", o.listen), CW_LI("threads", o.threads),
+           CW_LS("tls_cert_file", o.cert_file ? o.cert_file : ""),
+           CW_LS("tls_private_key_file", o.key_file ? o.key_file : ""),
+           CW_LD("tls_reload_interval_s", o.reload_interval), CW_LI("max_body_bytes", o.max_body),
+           CW_LI("max_connections", o.max_connections), CW_LD("idle_timeout_s", o.idle_timeout),
+           CW_LD("shutdown_grace_s", o.grace), CW_LI("max_retain", o.max_retain),
+           CW_LS("default_group", o.default_group ? o.default_group : ""),
+           CW_LB("schedule_skip_immediately", o.skip_immediately), CW_LS("log_level", o.log_level),
+           CW_LS("log_format", o.log_format), CW_LB("self_signed", o.self_signed),
+           CW_LS("cert_secret", o.cert_secret ? o.cert_secret : ""),
+           CW_LS("service", o.service ? o.service : ""),
+           CW_LS("webhook_configs", configs ? configs : ""));
+    free(configs);
+}
+
+static int check_flags(cw_error *err)
+{
+    if (o.self_signed) {
+        if (o.cert_file || o.key_file)
+            return cw_error_set(err, CW_EUSAGE,
+                                "--self-signed and --tls-cert-file/--tls-private-key-file "
+                                "exclude each other");
+        if (!o.cert_secret || !o.service)
+            return cw_error_set(err, CW_EUSAGE,
+                                "--self-signed needs --cert-secret NS/NAME and --service NS/NAME");
+        return CW_OK;
+    }
+    if (!o.cert_file || !o.key_file)
+        return cw_error_set(err, CW_EUSAGE,
+                            "give --tls-cert-file and --tls-private-key-file, or --self-signed");
+    if (o.webhook_configs.len || o.cert_secret)
+        return cw_error_set(err, CW_EUSAGE,
+                            "--cert-secret and --webhook-config only apply with --self-signed");
+    return CW_OK;
+}
+
+/* Waits for SIGTERM/SIGINT, doing the periodic certificate work in between. */
+static void serve_until_signal(cw_webhook_server *srv, cw_certs_selfsigned *ss, sigset_t *set)
+{
+    struct timespec tick = {1, 0}, now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double next_reload = (double)now.tv_sec + o.reload_interval;
+    double next_check = (double)now.tv_sec + o.cert_check_interval;
+    for (;;) {
+        siginfo_t si;
+        int sig = sigtimedwait(set, &si, &tick);
+        if (sig == SIGTERM || sig == SIGINT) {
+            cw_log(CW_LOG_INFO, "shutting down",
+                   CW_LS("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"),
+                   CW_LD("grace_s", o.grace));
+            return;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!ss && (double)now.tv_sec >= next_reload) {
+            cw_webhook_server_reload_certs(srv);
+            next_reload = (double)now.tv_sec + o.reload_interval;
+        }
+        if (ss && (double)now.tv_sec >= next_check) {
+            int failed = cw_certs_selfsigned_refresh(ss) != CW_OK;
+            /* A failure (API down, configuration not created yet) is retried sooner. */
+            next_check = (double)now.tv_sec +
+                         (failed && o.cert_check_interval > 30 ? 30 : o.cert_check_interval);
+        }
+    }
+}
+
+int cw_cmd_webhook(int argc, char **argv)
+{
+    int code = CW_EXIT_FAIL, rc;
+    cw_error err;
+    cw_policy_config policy;
+    cw_tzdb tzdb;
+    cw_certs_store certs;
+    cw_webhook_server srv;
+    cw_certs_selfsigned ss;
+    cw_metrics metrics;
+    int policy_ok = 0, tzdb_ok = 0, ss_ok = 0;
+    cw_log_level level;
+    cw_log_format format;
+
+    cw_error_init(&err);
+    cw_strlist_init(&o.webhook_configs);
+    cw_strlist_init(&o.dns_names);
+    cw_strlist_init(&o.ip_addresses);
+    cw_certs_store_init(&certs);
+    cw_webhook_server_init(&srv);
+    cw_metrics_init(&metrics);
+    cw_certs_selfsigned_init(&ss);
+
+    rc = cw_opts_parse(&spec, argc, argv, NULL, stdout, &err);
+    if (rc == 1) {
+        code = CW_EXIT_OK;
+        goto done;
+    }
+    if (rc != CW_OK || (rc = check_flags(&err)) != CW_OK) {
+        code = cw_cmd_usage_error("webhook", err.message);
+        goto done;
+    }
+    cw_log_parse_level(o.log_level, &level);
+    cw_log_parse_format(o.log_format, &format);
+    cw_log_configure(level, format, stderr);
+
+    if ((rc = cw_policy_config_init(&policy)) != CW_OK) {
+        cw_error_set(&err, rc, "out of memory");
+        goto fail;
+    }
+    policy_ok = 1;
+    if ((rc = cw_tzdb_init(&tzdb, NULL, &err)) != CW_OK)
+        goto fail;
+    tzdb_ok = 1;
+    policy.max_retain = (int)o.max_retain;
+    policy.schedule_skip_immediately = o.skip_immediately;
+    policy.tzdb = &tzdb;
+    if ((rc = cw_policy_config_set_default_group(&policy, o.default_group, &err)) != CW_OK ||
+        (rc = cw_policy_config_validate(&policy, &err)) != CW_OK) {
+        code = cw_cmd_usage_error("webhook", err.message);
+        goto done;
+    }
+    log_configuration();
+
+    /* Signals are taken synchronously by the main loop; server threads inherit the mask. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (o.self_signed) {
+        cw_certs_selfsigned_opts so = {
+            .kubeconfig = o.kubeconfig,
+            .context = o.context,
+            .secret = o.cert_secret,
+            .service = o.service,
+            .webhook_configs = &o.webhook_configs,
+            .dns_names = &o.dns_names,
+            .ip_addresses = &o.ip_addresses,
+            .store = &certs,
+        };
+        if ((rc = cw_certs_selfsigned_start(&ss, &so, &err)) != CW_OK)
+            goto fail;
+        ss_ok = 1;
+    } else if ((rc = cw_certs_store_watch(&certs, o.cert_file, o.key_file, &err)) != CW_OK) {
+        goto fail;
+    }
+
+    cw_webhook_config cfg = {
+        .listen = o.listen,
+        .threads = (unsigned)o.threads,
+        .max_body_bytes = (size_t)o.max_body,
+        .idle_timeout = o.idle_timeout < 1 ? 1 : (unsigned)o.idle_timeout,
+        .max_connections = (unsigned)o.max_connections,
+        .certs = &certs,
+        .policy = &policy,
+        .metrics = &metrics,
+    };
+    if ((rc = cw_webhook_server_start(&srv, &cfg, &err)) != CW_OK)
+        goto fail;
+    cw_log(CW_LOG_INFO, "serving", CW_LS("listen", o.listen), CW_LI("port", srv.port),
+           CW_LI("threads", srv.cfg.threads));
+
+    serve_until_signal(&srv, ss_ok ? &ss : NULL, &set);
+    rc = cw_webhook_server_drain(&srv, o.grace);
+    cw_log(CW_LOG_INFO, "stopped", CW_LB("drained", rc == CW_OK));
+    code = CW_EXIT_OK;
+    goto done;
+fail:
+    cw_log(CW_LOG_ERROR, "webhook failed", CW_LS("error", err.message));
+    code = CW_EXIT_FAIL;
+done:
+    cw_webhook_server_free(&srv);
+    cw_certs_selfsigned_free(&ss);
+    cw_certs_store_free(&certs);
+    cw_metrics_free(&metrics);
+    if (policy_ok)
+        cw_policy_config_free(&policy);
+    if (tzdb_ok)
+        cw_tzdb_free(&tzdb);
+    cw_opts_free(&spec); /* strings and lists */
+    return code;
+}

@@ -1,0 +1,61 @@
+/* --self-signed: a CA and serving certificate kept in a kubernetes.io/tls Secret (tls.crt,
+ * tls.key, ca.crt and ca.key, so any replica can renew), and the CA kept in the caBundle of every
+ * webhook of the named Mutating/ValidatingWebhookConfigurations.
+ *
+ * Replicas agree through the Secret: an existing valid one is reused; creation races are settled
+ * by the apiserver (the loser of a 409 re-reads); renewals are conditional on resourceVersion.
+ * The serving certificate lives CW_SELFSIGNED_LEAF_DAYS and is renewed when fewer than
+ * CW_SELFSIGNED_RENEW_DAYS remain (or when it no longer covers the Service names); the CA lives
+ * CW_SELFSIGNED_CA_DAYS. Every refresh re-reads the Secret, so replicas pick up a renewal. */
+#ifndef CW_SELFSIGNED_H
+#define CW_SELFSIGNED_H
+
+#include <time.h>
+
+#include "lib/error.h"
+#include "lib/strlist.h"
+#include "webhook/certstore.h"
+
+#define CW_SELFSIGNED_LEAF_DAYS  365
+#define CW_SELFSIGNED_CA_DAYS    3650
+#define CW_SELFSIGNED_RENEW_DAYS 30
+
+struct cw_kube_client;
+
+typedef struct cw_certs_selfsigned_opts {
+    const char *kubeconfig, *context; /* NULL: in-cluster or the usual kubeconfig */
+    const char *secret;               /* "NS/NAME" */
+    const char *service;              /* "NS/NAME": DNS names NAME.NS[.svc[.cluster.local]] */
+    const cw_strlist *webhook_configs;
+    const cw_strlist *dns_names;    /* extra subjectAltName DNS entries (may be NULL) */
+    const cw_strlist *ip_addresses; /* extra subjectAltName IP entries (may be NULL) */
+    cw_certs_store *store;          /* where the serving pair is published (borrowed) */
+    struct cw_kube_client *client;  /* tests: an existing client (borrowed); NULL: load config */
+} cw_certs_selfsigned_opts;
+
+typedef struct cw_certs_selfsigned {
+    struct cw_kube_client *client;
+    int own_client;
+    char *secret_ns, *secret_name;
+    char *common_name;
+    cw_strlist dns, ips, configs;
+    cw_certs_store *store;
+    char *served_cert; /* PEM published to the store, to notice a renewal by another replica */
+    char *ca_bundle;   /* base64 of the CA PEM last synced into the configurations */
+} cw_certs_selfsigned;
+
+void cw_certs_selfsigned_init(cw_certs_selfsigned *s);
+void cw_certs_selfsigned_free(cw_certs_selfsigned *s);
+
+/* Connects, makes sure the Secret holds a valid pair (creating or renewing it), publishes the
+ * pair to the store and fills the caBundles. A configuration that does not exist yet is only
+ * logged (it is retried on every refresh). */
+int cw_certs_selfsigned_start(cw_certs_selfsigned *s, const cw_certs_selfsigned_opts *o,
+                              cw_error *err);
+/* The periodic check at `now`: same steps; on failure the served pair stays. */
+int cw_certs_selfsigned_check(cw_certs_selfsigned *s, time_t now, cw_error *err);
+/* cw_certs_selfsigned_check at the current time, logging a failure (returned too, so the caller
+ * can retry sooner). */
+int cw_certs_selfsigned_refresh(cw_certs_selfsigned *s);
+
+#endif
