@@ -282,87 +282,110 @@ int cw_review_decode(const char *body, size_t len, cw_review_request *req, cw_er
     return rc;
 }
 
-/* Base64 (RFC 4648, no line breaks) of s, appended to a new json string. */
-static json_object *base64_string(const char *s, size_t n)
+/* A JSON string as json-c writes it (quote, backslash and control characters escaped, '/' and
+ * UTF-8 as is), straight into the answer: building a json-c tree only to print it costs more
+ * than the rest of the encoding. */
+static int put_string(cw_buf *b, const char *s)
 {
-    size_t cap = 4 * ((n + 2) / 3) + 1;
-    unsigned char *b64 = malloc(cap);
-    if (!b64)
-        return NULL;
-    int len = EVP_EncodeBlock(b64, (const unsigned char *)s, (int)n);
-    json_object *o = len >= 0 ? json_object_new_string_len((const char *)b64, len) : NULL;
-    free(b64);
-    return o;
+    int rc = cw_buf_putc(b, '"');
+    const char *run = s;
+    for (const char *p = s; *p && rc == CW_OK; p++) {
+        unsigned char c = (unsigned char)*p;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        rc = cw_buf_append(b, run, (size_t)(p - run));
+        run = p + 1;
+        char esc[8];
+        switch (c) {
+        case '"':
+        case '\\':
+            snprintf(esc, sizeof(esc), "\\%c", c);
+            break;
+        case '\n':
+            strcpy(esc, "\\n");
+            break;
+        case '\r':
+            strcpy(esc, "\\r");
+            break;
+        case '\t':
+            strcpy(esc, "\\t");
+            break;
+        case '\b':
+            strcpy(esc, "\\b");
+            break;
+        case '\f':
+            strcpy(esc, "\\f");
+            break;
+        default:
+            snprintf(esc, sizeof(esc), "\\u%04x", c);
+        }
+        if (rc == CW_OK)
+            rc = cw_buf_puts(b, esc);
+    }
+    if (rc == CW_OK)
+        rc = cw_buf_puts(b, run);
+    if (rc == CW_OK)
+        rc = cw_buf_putc(b, '"');
+    return rc;
 }
 
-static int add(json_object *obj, const char *key, json_object *val)
+/* Base64 (RFC 4648, no line breaks) of s, as a JSON string. */
+static int put_base64(cw_buf *b, const char *s, size_t n)
 {
-    if (!val)
-        return CW_ENOMEM;
-    if (json_object_object_add(obj, key, val) != 0) {
-        json_object_put(val);
-        return CW_ENOMEM;
-    }
+    int rc = cw_buf_reserve(b, 4 * ((n + 2) / 3) + 3);
+    if (rc != CW_OK)
+        return rc;
+    b->data[b->len++] = '"';
+    b->len += (size_t)EVP_EncodeBlock((unsigned char *)b->data + b->len, (const unsigned char *)s,
+                                      (int)n);
+    b->data[b->len++] = '"';
+    b->data[b->len] = '\0';
     return CW_OK;
 }
 
 int cw_review_encode(const cw_review_request *req, const cw_review_response *resp, cw_buf *out,
                      cw_error *err)
 {
-    int rc = CW_OK;
-    json_object *root = json_object_new_object();
-    json_object *r = json_object_new_object();
-    if (!root || !r) {
-        json_object_put(r);
-        rc = CW_ENOMEM;
-        goto done;
+    int rc = cw_buf_printf(out,
+                           "{\"apiVersion\":\"%s\",\"kind\":\"AdmissionReview\","
+                           "\"response\":{\"uid\":",
+                           cw_review_api_version(req->version));
+    if (rc == CW_OK)
+        rc = put_string(out, req->uid ? req->uid : "");
+    if (rc == CW_OK)
+        rc = cw_buf_puts(out, resp->allowed ? ",\"allowed\":true" : ",\"allowed\":false");
+    if (rc == CW_OK && !resp->allowed) {
+        rc = cw_buf_printf(out,
+                           ",\"status\":{\"code\":%d,\"message\":", resp->code ? resp->code : 403);
+        if (rc == CW_OK)
+            rc = put_string(out, resp->message ? resp->message : "");
+        if (rc == CW_OK)
+            rc = cw_buf_puts(out, ",\"reason\":");
+        if (rc == CW_OK)
+            rc = put_string(out, resp->reason ? resp->reason : "Forbidden");
+        if (rc == CW_OK)
+            rc = cw_buf_putc(out, '}');
     }
-    if ((rc = add(root, "apiVersion",
-                  json_object_new_string(cw_review_api_version(req->version)))) ||
-        (rc = add(root, "kind", json_object_new_string("AdmissionReview"))) ||
-        (rc = add(root, "response", r)))
-        goto done;
-    if ((rc = add(r, "uid", json_object_new_string(req->uid ? req->uid : ""))) ||
-        (rc = add(r, "allowed", json_object_new_boolean(resp->allowed))))
-        goto done;
-    if (!resp->allowed) {
-        json_object *st = json_object_new_object();
-        if ((rc = add(r, "status", st)) ||
-            (rc = add(st, "code", json_object_new_int(resp->code ? resp->code : 403))) ||
-            (rc = add(st, "message", json_object_new_string(resp->message ? resp->message : ""))) ||
-            (rc = add(st, "reason",
-                      json_object_new_string(resp->reason ? resp->reason : "Forbidden"))))
-            goto done;
-    }
-    if (resp->allowed && resp->patch && json_object_array_length(resp->patch) > 0) {
+    if (rc == CW_OK && resp->allowed && resp->patch && json_object_array_length(resp->patch) > 0) {
         const char *text = cw_json_compact(resp->patch);
-        if (!text) {
-            rc = CW_ENOMEM;
-            goto done;
-        }
-        if ((rc = add(r, "patchType", json_object_new_string("JSONPatch"))) ||
-            (rc = add(r, "patch", base64_string(text, strlen(text)))))
-            goto done;
+        rc = text ? cw_buf_puts(out, ",\"patchType\":\"JSONPatch\",\"patch\":") : CW_ENOMEM;
+        if (rc == CW_OK)
+            rc = put_base64(out, text, strlen(text));
     }
-    if (resp->warnings && resp->warnings->len) {
-        json_object *w = json_object_new_array_ext((int)resp->warnings->len);
-        if ((rc = add(r, "warnings", w)))
-            goto done;
-        for (size_t i = 0; i < resp->warnings->len; i++) {
-            json_object *s = json_object_new_string(resp->warnings->items[i]);
-            if (!s || json_object_array_add(w, s) != 0) {
-                json_object_put(s);
-                rc = CW_ENOMEM;
-                goto done;
-            }
+    if (rc == CW_OK && resp->warnings && resp->warnings->len) {
+        rc = cw_buf_puts(out, ",\"warnings\":[");
+        for (size_t i = 0; i < resp->warnings->len && rc == CW_OK; i++) {
+            if (i)
+                rc = cw_buf_putc(out, ',');
+            if (rc == CW_OK)
+                rc = put_string(out, resp->warnings->items[i]);
         }
+        if (rc == CW_OK)
+            rc = cw_buf_putc(out, ']');
     }
-    const char *text = cw_json_compact(root);
-    if (!text || cw_buf_puts(out, text) != CW_OK)
-        rc = CW_ENOMEM;
-done:
-    json_object_put(root);
+    if (rc == CW_OK)
+        rc = cw_buf_puts(out, "}}");
     if (rc != CW_OK)
-        cw_error_set(err, rc, "out of memory encoding the AdmissionReview response");
-    return rc;
+        return cw_error_set(err, CW_ENOMEM, "out of memory encoding the AdmissionReview response");
+    return CW_OK;
 }

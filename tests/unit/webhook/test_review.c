@@ -340,6 +340,50 @@ static void encodes_exact_responses(void **state)
     }
 }
 
+/* Strings in the answer are escaped exactly as json-c would print them. */
+static void strings_escape_like_json_c(void **state)
+{
+    (void)state;
+    static const char *strings[] = {
+        "plain",
+        "a\"b\\c",
+        "line\nbreak\r\ttab",
+        "\x01\x1f\x7f",
+        "\b\f",
+        "/path/x",
+        "\xc3\xbc" "n\xc3\xaf" "c\xc3\xb8" "d\xc3\xa9 \xe2\x80\xa8",
+        "<name>&",
+        "",
+    };
+    const char *body =
+        HEAD_V1 "\"request\":{\"uid\":\"u\"," KIND_RJ ",\"operation\":\"CREATE\",\"object\":{}}}";
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+        cw_review_request r;
+        cw_error err;
+        cw_buf out;
+        cw_buf_init(&out);
+        cw_error_init(&err);
+        assert_int_equal(cw_review_decode(body, strlen(body), &r, &err), CW_OK);
+        cw_strlist w = {(char **)&strings[i], 1, 1};
+        cw_review_response resp = {.allowed = 0, .warnings = &w, .message = strings[i]};
+        assert_int_equal(cw_review_encode(&r, &resp, &out, &err), CW_OK);
+        json_object *js = json_object_new_string(strings[i]);
+        cw_buf want;
+        cw_buf_init(&want);
+        const char *q = json_object_to_json_string_ext(js, JSON_C_TO_STRING_NOSLASHESCAPE);
+        cw_buf_printf(&want,
+                      HEAD_V1
+                      "\"response\":{\"uid\":\"u\",\"allowed\":false,\"status\":{\"code\":403,"
+                      "\"message\":%s,\"reason\":\"Forbidden\"},\"warnings\":[%s]}}",
+                      q, q);
+        assert_string_equal(cw_buf_str(&out), cw_buf_str(&want));
+        json_object_put(js);
+        cw_buf_free(&want);
+        cw_buf_free(&out);
+        cw_review_request_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +391,7 @@ int main(void)
         cmocka_unit_test(malformed_requests_are_refused),
         cmocka_unit_test(limits_are_enforced),
         cmocka_unit_test(encodes_exact_responses),
+        cmocka_unit_test(strings_escape_like_json_c),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
