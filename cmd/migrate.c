@@ -121,7 +121,7 @@ static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_st
                               path.data, files->items[i]);
             goto done;
         }
-        if (cw_strlist_contains(&outputs, path.data)) {
+        if (njobs && cw_strlist_contains(&outputs, path.data)) {
             rc = cw_error_set(err, CW_EUSAGE,
                               "two inputs map to the same output file %s; pass them separately",
                               path.data);
@@ -148,7 +148,7 @@ static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_st
     if ((rc = cw_write_recurringjobs(p, &out, &njobs, err)) != CW_OK ||
         cw_buf_printf(&path, "%s/recurringjobs.yaml", o->output_dir) != CW_OK)
         goto done;
-    if (cw_strlist_contains(&outputs, path.data)) {
+    if (njobs && cw_strlist_contains(&outputs, path.data)) {
         rc = cw_error_set(err, CW_EUSAGE, "an input file maps to %s, which holds the new "
                                           "RecurringJobs; choose another --output-dir",
                           path.data);
@@ -283,6 +283,8 @@ int cw_cmd_migrate(int argc, char **argv)
         {"request-timeout", 0, CW_OPT_DURATION, NULL, "online: timeout of one API request", &o.request_timeout, "30s", NULL, 0, 0, 0},
         {"wait-for-controller", 0, CW_OPT_BOOL, NULL, "online: wait until Longhorn made each new RecurringJob's CronJob", &o.wait_for_controller, NULL, NULL, 0, 0, 0},
         {"wait-timeout", 0, CW_OPT_DURATION, NULL, "online: how long to wait for each new RecurringJob to be ready", &o.wait_timeout, "10m", NULL, 0, 0, 0},
+        {"lease-duration", 0, CW_OPT_DURATION, NULL, "online: how long the migration Lease lasts without renewal (a crashed run blocks the next one this long)", &o.lease_duration, "30s", NULL, 0, 0, 0},
+        {"lease-wait", 0, CW_OPT_DURATION, NULL, "online: how long to wait for another run's Lease before giving up", &o.lease_wait, "2m", NULL, 0, 0, 0},
         {"log-level", 0, CW_OPT_ENUM, NULL, "log level", &log_level, "info", "debug|info|warn|error", 0, 0, 0},
         {"log-format", 0, CW_OPT_ENUM, NULL, "log format", &log_format, "text", "text|json", 0, 0, 0},
     };

@@ -12,7 +12,7 @@ typedef struct cw_migrate_opts {
     int detailed_exitcode, no_default_group, wait_for_controller;
     long long max_retain, burst, parallel, page_size;
     char *kubeconfig, *context, *dry_run;
-    double qps, request_timeout, wait_timeout;
+    double qps, request_timeout, wait_timeout, lease_duration, lease_wait;
 } cw_migrate_opts;
 
 int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan);

@@ -1,6 +1,7 @@
 #include "lib/jsonscan.h"
 #include "lib/buf.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void cw_jsonscan_init(cw_jsonscan *s)
@@ -11,6 +12,7 @@ void cw_jsonscan_init(cw_jsonscan *s)
 void cw_jsonscan_free(cw_jsonscan *s)
 {
     json_object_put(s->envelope);
+    free(s->spans);
     cw_jsonscan_init(s);
 }
 
@@ -60,6 +62,9 @@ static size_t skip_string(const char *d, size_t i, size_t len)
     return NOPE;
 }
 
+/* Bytes that matter while skipping a container: quotes and brackets. */
+static const unsigned char special[256] = {['"'] = 1, ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1};
+
 /* Returns the offset just past the value starting at d[i], or NOPE when it is unterminated. */
 static size_t skip_value(const char *d, size_t i, size_t len)
 {
@@ -74,6 +79,10 @@ static size_t skip_value(const char *d, size_t i, size_t len)
     }
     size_t depth = 0;
     while (i < len) {
+        while (i < len && !special[(unsigned char)d[i]])
+            i++;
+        if (i >= len)
+            break;
         char c = d[i];
         if (c == '"') {
             i = skip_string(d, i, len);
@@ -83,10 +92,8 @@ static size_t skip_value(const char *d, size_t i, size_t len)
         }
         if (c == '{' || c == '[')
             depth++;
-        else if (c == '}' || c == ']') {
-            if (--depth == 0)
-                return i + 1;
-        }
+        else if (--depth == 0)
+            return i + 1;
         i++;
     }
     return NOPE;
@@ -159,6 +166,53 @@ int cw_json_parse_span(const char *data, size_t start, size_t end, json_object *
     return CW_OK;
 }
 
+static int add_span(cw_jsonscan *s, size_t start, size_t end)
+{
+    if (s->nspans == s->capspans) {
+        size_t cap = s->capspans ? s->capspans * 2 : 256;
+        cw_jsonscan_span *p = realloc(s->spans, cap * sizeof(*p));
+        if (!p)
+            return CW_ENOMEM;
+        s->spans = p;
+        s->capspans = cap;
+    }
+    s->spans[s->nspans++] = (cw_jsonscan_span){start, end};
+    return CW_OK;
+}
+
+/* From the '[' at i: records every element's span; returns the offset after the ']'. */
+static int collect_items(cw_jsonscan *s, const char *data, size_t i, size_t len, size_t *after,
+                         cw_error *err)
+{
+    size_t index = 0;
+    i++;
+    for (;;) {
+        i = skip_ws(data, i, len);
+        if (i >= len)
+            return fail_at(data, len, err, "unexpected end of JSON input (unterminated items array)");
+        if (data[i] == ']') {
+            *after = i + 1;
+            return CW_OK;
+        }
+        if (index > 0) {
+            if (data[i] != ',')
+                return fail_at(data, i, err, "expected ',' or ']' after an item");
+            i = skip_ws(data, i + 1, len);
+            if (i >= len || data[i] == ']')
+                return fail_at(data, i, err, "trailing ',' in the items array");
+        } else if (data[i] == ',') {
+            return fail_at(data, i, err, "unexpected ',' in the items array");
+        }
+        size_t vend = skip_value(data, i, len);
+        if (vend == NOPE)
+            return fail_at(data, len, err, "unexpected end of JSON input (unbalanced brackets)");
+        if (add_span(s, i, vend) != CW_OK)
+            return cw_error_set(err, CW_ENOMEM, "out of memory");
+        index++;
+        i = vend;
+    }
+}
+
 int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err)
 {
     int rc = CW_OK;
@@ -166,12 +220,13 @@ int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err
     cw_buf_init(&env);
     size_t i = skip_ws(data, 0, len);
     if (i < len && data[i] == '[') {
-        size_t end = skip_value(data, i, len);
-        if (end == NOPE)
-            return fail_at(data, len, err, "unexpected end of JSON input (unbalanced brackets)");
-        s->is_list = 1;
         s->items_start = i;
-        s->items_end = end;
+        if ((rc = collect_items(s, data, i, len, &s->items_end, err)) != CW_OK)
+            return rc;
+        if (skip_ws(data, s->items_end, len) < len)
+            return fail_at(data, skip_ws(data, s->items_end, len), err,
+                           "unexpected text after the JSON value");
+        s->is_list = 1;
         return CW_OK;
     }
     if (i >= len || data[i] != '{')
@@ -182,10 +237,8 @@ int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err
         i = skip_ws(data, i, len);
         if (i >= len)
             return fail_at(data, len, err, "unexpected end of JSON input");
-        if (data[i] == '}')
-            return CW_OK;
-        if (data[i] != '"')
-            return CW_OK; /* malformed: leave it to the full parser for a precise message */
+        if (data[i] == '}' || data[i] != '"')
+            return CW_OK; /* no items, or malformed: the full parser gives a precise message */
         size_t kend = skip_string(data, i, len);
         if (kend == NOPE)
             return fail_at(data, i, err, "unterminated string");
@@ -194,19 +247,20 @@ int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err
         if (i >= len || data[i] != ':')
             return CW_OK;
         i = skip_ws(data, i + 1, len);
+        if (is_items && i < len && data[i] == '[') {
+            s->items_start = i;
+            if ((rc = collect_items(s, data, i, len, &s->items_end, err)) != CW_OK)
+                return rc;
+            break;
+        }
         size_t vend = skip_value(data, i, len);
         if (vend == NOPE)
             return fail_at(data, len, err, "unexpected end of JSON input (unbalanced brackets)");
-        if (is_items && data[i] == '[') {
-            s->is_list = 1;
-            s->items_start = i;
-            s->items_end = vend;
-            break;
-        }
         i = skip_ws(data, vend, len);
         if (i < len && data[i] == ',')
             i++;
     }
+    s->is_list = 1;
     /* Parse the envelope with the items elided: validates the rest and gives kind/apiVersion. */
     if (cw_buf_append(&env, data, s->items_start) != CW_OK || cw_buf_puts(&env, "[]") != CW_OK ||
         cw_buf_append(&env, data + s->items_end, len - s->items_end) != CW_OK) {
@@ -229,32 +283,4 @@ int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err
 done:
     cw_buf_free(&env);
     return rc;
-}
-
-int cw_jsonscan_items(const cw_jsonscan *s, const char *data, cw_jsonscan_fn fn, void *ud,
-                      cw_error *err)
-{
-    size_t i = s->items_start + 1, end = s->items_end - 1, index = 0;
-    for (;;) {
-        i = skip_ws(data, i, end);
-        if (i >= end)
-            return CW_OK;
-        if (data[i] == ',') {
-            if (index == 0)
-                return fail_at(data, i, err, "unexpected ',' in the items array");
-            i = skip_ws(data, i + 1, end);
-            if (i >= end)
-                return fail_at(data, i, err, "trailing ',' in the items array");
-        } else if (index > 0) {
-            return fail_at(data, i, err, "expected ',' between items");
-        }
-        size_t vend = skip_value(data, i, end);
-        if (vend == NOPE)
-            return fail_at(data, i, err, "unterminated item");
-        int rc = fn(ud, index, i, vend, err);
-        if (rc != CW_OK)
-            return rc;
-        index++;
-        i = vend;
-    }
 }

@@ -9,25 +9,26 @@
 
 #include "lib/error.h"
 
+typedef struct cw_jsonscan_span {
+    size_t start, end; /* [start, end) of one element */
+} cw_jsonscan_span;
+
 typedef struct cw_jsonscan {
     int is_list;              /* top level is an object with an "items" array, or an array */
     size_t items_start;       /* offset of '[' of the items array */
     size_t items_end;         /* offset just after the matching ']' */
     json_object *envelope;    /* the top level with "items" emptied (NULL for a bare array) */
+    cw_jsonscan_span *spans;  /* every element, in order (one pass over the text) */
+    size_t nspans, capspans;
 } cw_jsonscan;
-
-/* Called with each element's span [start, end) in order. A non-zero return stops the scan and is
- * returned by cw_jsonscan_items. */
-typedef int (*cw_jsonscan_fn)(void *ud, size_t index, size_t start, size_t end, cw_error *err);
 
 void cw_jsonscan_init(cw_jsonscan *s);
 void cw_jsonscan_free(cw_jsonscan *s);
 
-/* Locates the items array. When the text is not a List, is_list is 0 and nothing else is set.
- * Structural errors (unterminated strings, unbalanced brackets) fail with "line L, column C: ...". */
+/* Locates the items array and the span of every element. When the text is not a List, is_list is
+ * 0 and nothing else is set. Structural errors (unterminated strings, unbalanced brackets) fail
+ * with "line L, column C: ...". */
 int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err);
-int cw_jsonscan_items(const cw_jsonscan *s, const char *data, cw_jsonscan_fn fn, void *ud,
-                      cw_error *err);
 
 /* Parses data[start, end) as one JSON value; errors carry the line and column in the whole text. */
 int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out,

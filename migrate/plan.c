@@ -319,8 +319,11 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
     j->cron = strdup(cron);
     j->retain = lj->retain;
     j->labels_json = cw_buf_detach(&labels);
-    if (lj->labels && cw_json_copy(lj->labels, &j->labels) != CW_OK)
-        j->labels = NULL, j->task = (free(j->task), NULL);
+    /* Labels kept in their canonical (sorted) form, whatever order the first source had. */
+    if (lj->labels && j->labels_json && !(j->labels = json_tokener_parse(j->labels_json))) {
+        free(j->task);
+        j->task = NULL;
+    }
     if (!j->task || !j->cron || !j->labels_json) {
         free(j->task);
         free(j->cron);
@@ -603,6 +606,9 @@ static int add_cronjob(cw_plan *p, json_object *obj, const char *av, const char 
     int rc = read_meta(obj, K_CRONJOB, &ns, &name, &rv, err);
     if (rc != CW_OK)
         return rc;
+    /* Already being deleted (a foreground deletion waits for the garbage collector). */
+    if (cw_json_path(obj, "metadata.deletionTimestamp"))
+        return CW_OK;
     if (grow((void **)&p->cronjobs, &p->capcronjobs, p->ncronjobs, sizeof(*p->cronjobs)) != CW_OK)
         return oom(err);
     cw_plan_cronjob *c = &p->cronjobs[p->ncronjobs];
@@ -713,6 +719,22 @@ static int same_spec(json_object *spec, const cw_plan_job *j, cw_buf *diff)
         same = 0;
     }
     return same;
+}
+
+int cw_plan_job_matches(const cw_plan *p, size_t j, json_object *spec, cw_buf *diff)
+{
+    return same_spec(spec, &p->jobs[j], diff);
+}
+
+int cw_plan_set_rj_api_version(cw_plan *p, const char *api_version)
+{
+    char *v = strdup(api_version);
+    if (!v)
+        return CW_ENOMEM;
+    free(p->rj_api_version);
+    p->rj_api_version = v;
+    p->cfg.rj_api_version = p->rj_api_version;
+    return CW_OK;
 }
 
 static int selector_json(const cw_plan *p, const cw_plan_item *it, char **out)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "defaults/policy.h"
+#include "lib/buf.h"
 #include "lib/error.h"
 #include "lib/names.h"
 #include "lib/strlist.h"
@@ -155,6 +156,12 @@ int cw_plan_apply_item(const cw_plan_item *item, json_object *obj, cw_error *err
 /* RFC 6902 ops for a MIGRATE decision on a Volume, guarded by a test of resourceVersion. */
 int cw_plan_volume_patch(const cw_plan_item *item, json_object *vol, json_object **ops,
                          cw_error *err);
+
+/* The RecurringJob apiVersion the plan creates ("longhorn.io/v1beta2"), e.g. from discovery. */
+int cw_plan_set_rj_api_version(cw_plan *p, const char *api_version);
+/* 1 when an existing RecurringJob spec has job j's task, cron, retain and labels; otherwise 0
+ * and the differences appended to diff ("cron \"x\" (want \"y\")"). */
+int cw_plan_job_matches(const cw_plan *p, size_t j, json_object *spec, cw_buf *diff);
 
 /* Records a result (message copied; NULL for none). */
 int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, const char *msg);

@@ -2,6 +2,7 @@
 #include "lib/json.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void count_items(const cw_plan *p, const char *kind, cw_report_counts *c)
@@ -162,6 +163,27 @@ static json_object *items_json(const cw_plan *p, const char *kind)
     return arr;
 }
 
+static int cmp_source(const void *a, const void *b, void *ud)
+{
+    const cw_plan *p = ud;
+    const cw_plan_item *x = &p->items[*(const size_t *)a], *y = &p->items[*(const size_t *)b];
+    int c = strcmp(x->kind, y->kind);
+    if (!c)
+        c = strcmp(x->namespace, y->namespace);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/* A job's sources in (kind, namespace, name) order, whatever order the inputs came in. */
+static size_t *sorted_sources(const cw_plan *p, const cw_plan_job *j)
+{
+    size_t *order = malloc((j->nsrcs + 1) * sizeof(*order));
+    if (!order)
+        return NULL;
+    memcpy(order, j->srcs, j->nsrcs * sizeof(*order));
+    qsort_r(order, j->nsrcs, sizeof(*order), cmp_source, (void *)p);
+    return order;
+}
+
 static json_object *jobs_json(const cw_plan *p)
 {
     size_t n;
@@ -185,8 +207,9 @@ static json_object *jobs_json(const cw_plan *p)
         cw_json_copy(j->labels, &labels);
         json_object_object_add(o, "labels", labels);
         json_object *srcs = json_object_new_array();
-        for (size_t s = 0; s < j->nsrcs; s++) {
-            const cw_plan_item *it = &p->items[j->srcs[s]];
+        size_t *order = sorted_sources(p, j);
+        for (size_t s = 0; order && s < j->nsrcs; s++) {
+            const cw_plan_item *it = &p->items[order[s]];
             json_object *e = json_object_new_object();
             json_object_object_add(e, "kind", str(it->kind));
             if (*it->namespace)
@@ -194,6 +217,7 @@ static json_object *jobs_json(const cw_plan *p)
             json_object_object_add(e, "name", str(it->name));
             json_object_array_add(srcs, e);
         }
+        free(order);
         json_object_object_add(o, "sources", srcs);
         json_object_array_add(arr, o);
     }
@@ -239,13 +263,15 @@ static json_object *conflicts_json(const cw_plan *p)
         json_object_object_add(o, "name", str(j->name));
         json_object_object_add(o, "reason", str(j->reason));
         json_object *affected = json_object_new_array();
-        for (size_t s = 0; s < j->nsrcs; s++) {
-            const cw_plan_item *it = &p->items[j->srcs[s]];
+        size_t *order = sorted_sources(p, j);
+        for (size_t s = 0; order && s < j->nsrcs; s++) {
+            const cw_plan_item *it = &p->items[order[s]];
             char name[600];
             snprintf(name, sizeof(name), "%s %s%s%s", it->kind, it->namespace,
                      *it->namespace ? "/" : "", it->name);
             json_object_array_add(affected, str(name));
         }
+        free(order);
         json_object_object_add(o, "affected", affected);
         json_object_array_add(arr, o);
     }

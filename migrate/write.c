@@ -59,9 +59,8 @@ typedef struct {
     int kept;        /* items written so far */
 } list_ctx;
 
-static int on_list_item(void *ud, size_t index, size_t start, size_t end, cw_error *err)
+static int on_list_item(list_ctx *c, size_t index, size_t start, size_t end, cw_error *err)
 {
-    list_ctx *c = ud;
     json_object *obj = NULL;
     fate f = KEEP;
     int rc = cw_json_parse_span(c->data, start, end, &obj, err);
@@ -110,9 +109,11 @@ static int transform_json(const cw_plan *p, const char *data, size_t len, cw_buf
         goto done;
     if (scan.is_list && (!scan.envelope || cw_load_is_list(scan.envelope))) {
         list_ctx c = {p, data, out, changed, scan.items_start + 1, 0};
-        if ((rc = cw_buf_append(out, data, scan.items_start + 1)) != CW_OK ||
-            (rc = cw_jsonscan_items(&scan, data, on_list_item, &c, err)) != CW_OK)
+        if ((rc = cw_buf_append(out, data, scan.items_start + 1)) != CW_OK)
             goto done;
+        for (size_t i = 0; i < scan.nspans; i++)
+            if ((rc = on_list_item(&c, i, scan.spans[i].start, scan.spans[i].end, err)) != CW_OK)
+                goto done;
         rc = cw_buf_append(out, data + c.prev_end, len - c.prev_end);
         goto done;
     }

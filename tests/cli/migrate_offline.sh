@@ -28,7 +28,7 @@ assert_file_eq "$TMP/out1/apps/analytics.yaml" "$EX/apps/analytics.yaml" "unrela
 assert_file_eq "$TMP/out1/longhorn-system/recurringjobs.yaml" "$EX/longhorn-system/recurringjobs.yaml" "existing RecurringJobs copied"
 assert_file_eq "$TMP/out1/recurringjobs.yaml" "$SRC/tests/cli/golden/examples-recurringjobs.yaml" "new RecurringJobs"
 assert_file_eq "$TMP/out1/cluster/storageclasses.yaml" "$SRC/tests/cli/golden/examples-storageclasses.yaml" "rewritten StorageClasses"
-assert_eq "$(grep -c '"kind": "CronJob"' "$TMP/out1/longhorn-system/cronjobs.json")" 8 "only the kept legacy CronJobs remain"
+assert_eq "$(grep -c '"kind": "CronJob"' "$TMP/out1/longhorn-system/cronjobs.json")" 7 "only the kept legacy CronJobs remain"
 jq . "$TMP/out1/longhorn-system/cronjobs.json" >/dev/null || fail "rewritten JSON List is not valid JSON"
 
 # 3. Idempotence: the written tree plans to nothing (only the invalid and conflicting remain).

@@ -174,7 +174,8 @@ static const struct plan_case {
      "ConfigMap longhorn-system/longhorn-storageclass migrate selector=[{\"name\":\"" N_SNAP
      "\",\"isGroup\":false}]\n"},
 
-    {"legacy CronJobs go once their volume has no legacy jobs left; others stay",
+    {"legacy CronJobs go once their volume has no legacy jobs left; others stay; ones already "
+     "being deleted are not counted",
      VOL("done", "") VOL("todo", JOBS SNAP6H)
          VOL("broken", JOBS "  - {name: b, task: snapshot, cron: \"0 25 * * *\", retain: 3}\n")
          "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: done-c, namespace: "
@@ -185,6 +186,8 @@ static const struct plan_case {
          "longhorn-system, labels: {longhornvolume: broken}}\n"
          "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: orphan-c, namespace: "
          "longhorn-system, labels: {longhornvolume: gone}}\n"
+         "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: going-c, namespace: "
+         "longhorn-system, deletionTimestamp: \"2026-01-01T00:00:00Z\", labels: {longhornvolume: todo}}\n"
          "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: app, namespace: shop}\n",
      CW_NAMES_XXH32, 1,
      "job snapshot-3-e8c0e017-8a390c6d invalid: cron: invalid cron expression \"0 25 * * *\": end of "

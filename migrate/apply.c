@@ -1,0 +1,431 @@
+/* Applying a finished plan: RecurringJobs, readiness, volumes, the ConfigMap, legacy CronJobs.
+ * StorageClasses are in scbackup.c. */
+#include "migrate/apply.h"
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/failpoint.h"
+#include "lib/pool.h"
+#include "migrate/scbackup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_CONFLICT_RETRIES 5
+
+static cw_plan_result ok_result(const cw_apply *a)
+{
+    return a->cfg.dry_run ? CW_RES_DRYRUN : CW_RES_DONE;
+}
+
+static int stopped(const cw_apply *a)
+{
+    return a->cfg.lease && cw_lease_lost(a->cfg.lease);
+}
+
+static void write_opts(const cw_apply *a, cw_kube_write_opts *w)
+{
+    cw_kube_write_opts_init(w);
+    w->dry_run = a->cfg.dry_run;
+    w->field_manager = "cronwarden";
+}
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- RecurringJobs ---- */
+
+typedef struct {
+    cw_apply *a;
+    cw_plan *p;
+    size_t *jobs; /* indices of jobs to create */
+} jobs_ctx;
+
+static void create_job(void *ud, size_t k)
+{
+    jobs_ctx *c = ud;
+    cw_apply *a = c->a;
+    cw_plan_job *j = &c->p->jobs[c->jobs[k]];
+    cw_error err;
+    cw_error_init(&err);
+    json_object *obj = NULL, *cur = NULL;
+    cw_kube_resource r = {"longhorn.io", a->rj_version, "recurringjobs", a->cfg.namespace};
+    cw_kube_write_opts w;
+    write_opts(a, &w);
+    if (stopped(a)) {
+        cw_plan_set_result(&j->result, &j->result_msg, CW_RES_FAILED, "stopped: the lease was lost");
+        goto done;
+    }
+    int rc = cw_plan_job_object(c->p, c->jobs[k], &obj, &err);
+    if (rc == CW_OK)
+        rc = cw_kube_create(a->kube, &r, obj, &w, NULL, &err);
+    cw_failpoint("rj-created");
+    if (rc == CW_ECONFLICT) {
+        /* Already there (a concurrent writer, or a retried create): same spec is success. */
+        cw_buf diff;
+        cw_buf_init(&diff);
+        rc = cw_kube_get(a->kube, &r, j->name, &cur, &err);
+        if (rc == CW_OK &&
+            !cw_plan_job_matches(c->p, c->jobs[k], cw_json_member(cur, "spec"), &diff)) {
+            cw_error_set(&err, CW_ECONFLICT, "appeared meanwhile with a different spec: %s",
+                         cw_buf_str(&diff));
+            rc = CW_ECONFLICT;
+        }
+        cw_buf_free(&diff);
+    }
+    if (rc == CW_OK)
+        cw_plan_set_result(&j->result, &j->result_msg, ok_result(a), NULL);
+    else
+        cw_plan_set_result(&j->result, &j->result_msg, CW_RES_FAILED, err.message);
+done:
+    if (a->cfg.progress)
+        cw_progress_add(a->cfg.progress, 1);
+    json_object_put(obj);
+    json_object_put(cur);
+}
+
+/* Seed 003: a created RecurringJob must be readable (and, with a controller, have its CronJob)
+ * before volumes point at it. On timeout: warn and carry on. */
+static void wait_job(void *ud, size_t k)
+{
+    jobs_ctx *c = ud;
+    cw_apply *a = c->a;
+    cw_plan_job *j = &c->p->jobs[c->jobs[k]];
+    cw_kube_resource r = {"longhorn.io", a->rj_version, "recurringjobs", a->cfg.namespace};
+    cw_kube_resource cj = {"batch", a->cronjob_version, "cronjobs", a->cfg.namespace};
+    char cronjob[CW_NAMES_MAX + 3];
+    snprintf(cronjob, sizeof(cronjob), "%s-c", j->name);
+    double deadline = mono() + a->cfg.wait_timeout;
+    int ready = 0;
+    while (!ready && !stopped(a)) {
+        cw_error err;
+        cw_error_init(&err);
+        ready = cw_kube_get(a->kube, &r, j->name, NULL, &err) == CW_OK &&
+                (!a->cfg.wait_for_controller || cw_kube_get(a->kube, &cj, cronjob, NULL, &err) == CW_OK);
+        if (ready || mono() >= deadline)
+            break;
+        usleep(500 * 1000);
+    }
+    if (!ready)
+        cw_log(CW_LOG_WARN, "RecurringJob not ready in time; carrying on",
+               CW_LS("recurringjob", j->name), CW_LD("timeout_seconds", a->cfg.wait_timeout),
+               CW_LB("waited_for_cronjob", a->cfg.wait_for_controller));
+    if (a->cfg.progress)
+        cw_progress_add(a->cfg.progress, 1);
+}
+
+static int run_jobs(cw_apply *a, cw_plan *p, cw_error *err)
+{
+    size_t n = 0;
+    size_t *idx = cw_plan_sorted_jobs(p, &n), m = 0;
+    if (!idx)
+        return cw_error_set(err, CW_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        if (p->jobs[idx[k]].action == CW_ACT_CREATE)
+            idx[m++] = idx[k];
+    jobs_ctx c = {a, p, idx};
+    if (m) {
+        if (a->cfg.progress)
+            cw_progress_phase(a->cfg.progress, "creating RecurringJobs", m);
+        cw_pool_run(m, a->cfg.parallel, create_job, &c);
+        if (a->cfg.progress)
+            cw_progress_done(a->cfg.progress);
+        /* A server dry run creates nothing, so there is nothing to wait for. */
+        size_t w = 0;
+        for (size_t k = 0; k < m; k++)
+            if (p->jobs[idx[k]].result == CW_RES_DONE)
+                idx[w++] = idx[k];
+        if (w && a->cfg.wait_timeout > 0) {
+            if (a->cfg.progress)
+                cw_progress_phase(a->cfg.progress, "waiting for RecurringJobs", w);
+            cw_pool_run(w, a->cfg.parallel, wait_job, &c);
+            if (a->cfg.progress)
+                cw_progress_done(a->cfg.progress);
+        }
+    }
+    free(idx);
+    return CW_OK;
+}
+
+/* An item may be written only when every RecurringJob it points at exists now. */
+static const cw_plan_job *missing_job(const cw_plan *p, const cw_plan_item *it)
+{
+    for (size_t r = 0; r < it->nrefs; r++) {
+        const cw_plan_job *j = &p->jobs[it->refs[r].job];
+        if (j->action == CW_ACT_CREATE && j->result != CW_RES_DONE && j->result != CW_RES_DRYRUN)
+            return j;
+    }
+    return NULL;
+}
+
+/* ---- volumes ---- */
+
+/* A merge patch carrying metadata.resourceVersion is conditional: 409 when the volume moved on. */
+static json_object *volume_merge_patch(const cw_plan_item *it)
+{
+    json_object *patch = json_object_new_object(), *meta = json_object_new_object(),
+                *labels = json_object_new_object(), *spec = json_object_new_object();
+    json_object_object_add(meta, "resourceVersion", json_object_new_string(it->resource_version));
+    for (size_t i = 0; i < it->add_labels.len; i++)
+        json_object_object_add(labels, it->add_labels.items[i],
+                               json_object_new_string(CW_LABEL_ENABLED));
+    if (it->add_labels.len)
+        json_object_object_add(meta, "labels", labels);
+    else
+        json_object_put(labels);
+    json_object_object_add(patch, "metadata", meta);
+    json_object_object_add(spec, "recurringJobs", NULL);
+    json_object_object_add(patch, "spec", spec);
+    return patch;
+}
+
+typedef struct {
+    cw_apply *a;
+    cw_plan *p;
+    size_t *items;
+} items_ctx;
+
+static void patch_volume(void *ud, size_t k)
+{
+    items_ctx *c = ud;
+    cw_apply *a = c->a;
+    cw_plan_item *it = &c->p->items[c->items[k]];
+    cw_kube_resource r = {"longhorn.io", a->longhorn_version, "volumes", it->namespace};
+    cw_kube_write_opts w;
+    write_opts(a, &w);
+    cw_error err;
+    cw_error_init(&err);
+    cw_plan_item fresh;
+    memset(&fresh, 0, sizeof(fresh));
+    const cw_plan_item *cur = it;
+    const cw_plan_job *missing = missing_job(c->p, it);
+    if (missing) {
+        char why[300];
+        snprintf(why, sizeof(why), "RecurringJob %s was not created; the volume is left as it is",
+                 missing->name);
+        cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED, why);
+        goto done;
+    }
+    for (int attempt = 0;; attempt++) {
+        if (stopped(a)) {
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED,
+                               "stopped: the lease was lost");
+            break;
+        }
+        cw_failpoint("volume-patch");
+        json_object *patch = volume_merge_patch(cur);
+        int rc = cw_kube_patch(a->kube, &r, it->name, CW_KUBE_PATCH_MERGE, patch, &w, NULL, &err);
+        json_object_put(patch);
+        if (rc == CW_OK) {
+            cw_plan_set_result(&it->result, &it->result_msg, ok_result(a), NULL);
+            cw_failpoint("volume-patched");
+            break;
+        }
+        if (rc == CW_ENOTFOUND) {
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED,
+                               "the volume was deleted meanwhile");
+            break;
+        }
+        if (rc != CW_ECONFLICT || attempt >= MAX_CONFLICT_RETRIES) {
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED, err.message);
+            break;
+        }
+        /* 409: re-read and re-plan this one volume against the same plan. */
+        json_object *vol = NULL;
+        rc = cw_kube_get(a->kube, &r, it->name, &vol, &err);
+        if (rc == CW_ENOTFOUND) {
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED,
+                               "the volume was deleted meanwhile");
+            break;
+        }
+        if (rc == CW_OK) {
+            char av[64];
+            snprintf(av, sizeof(av), "longhorn.io/%s", a->longhorn_version);
+            json_object_object_add(vol, "apiVersion", json_object_new_string(av));
+            json_object_object_add(vol, "kind", json_object_new_string("Volume"));
+            cw_plan_item_free(&fresh);
+            rc = cw_plan_decide(c->p, vol, &fresh, &err);
+        }
+        json_object_put(vol);
+        if (rc != CW_OK) {
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED, err.message);
+            break;
+        }
+        if (fresh.action == CW_ACT_NONE) {
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED,
+                               "migrated by someone else meanwhile");
+            break;
+        }
+        if (fresh.action != CW_ACT_MIGRATE || missing_job(c->p, &fresh)) {
+            char why[1200];
+            snprintf(why, sizeof(why), "changed meanwhile: %s",
+                     fresh.reason ? fresh.reason : "needs a RecurringJob this run did not create; run migrate again");
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED, why);
+            break;
+        }
+        cur = &fresh;
+    }
+done:
+    cw_plan_item_free(&fresh);
+    if (a->cfg.progress)
+        cw_progress_add(a->cfg.progress, 1);
+}
+
+static int run_volumes(cw_apply *a, cw_plan *p, cw_error *err)
+{
+    size_t n = 0, m = 0;
+    size_t *idx = cw_plan_sorted_items(p, "Volume", &n);
+    if (!idx)
+        return cw_error_set(err, CW_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        if (p->items[idx[k]].action == CW_ACT_MIGRATE)
+            idx[m++] = idx[k];
+    if (m) {
+        items_ctx c = {a, p, idx};
+        if (a->cfg.progress)
+            cw_progress_phase(a->cfg.progress, "patching volumes", m);
+        cw_pool_run(m, a->cfg.parallel, patch_volume, &c);
+        if (a->cfg.progress)
+            cw_progress_done(a->cfg.progress);
+    }
+    free(idx);
+    return CW_OK;
+}
+
+/* ---- the longhorn-storageclass ConfigMap ---- */
+
+static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
+{
+    long i = cw_plan_find_item(p, "ConfigMap", a->cfg.namespace, CW_LONGHORN_SC_CONFIGMAP);
+    if (i < 0 || p->items[i].action != CW_ACT_MIGRATE)
+        return CW_OK;
+    cw_plan_item *it = &p->items[i];
+    const cw_plan_job *missing = missing_job(p, it);
+    if (missing) {
+        cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED,
+                           "a RecurringJob it needs was not created");
+        return CW_OK;
+    }
+    cw_kube_resource r = {NULL, "v1", "configmaps", a->cfg.namespace};
+    cw_kube_write_opts w;
+    write_opts(a, &w);
+    cw_error oerr;
+    cw_error_init(&oerr);
+    for (int attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {
+        json_object *cm = NULL;
+        cw_plan_item d;
+        memset(&d, 0, sizeof(d));
+        int rc = cw_kube_get(a->kube, &r, CW_LONGHORN_SC_CONFIGMAP, &cm, &oerr);
+        if (rc == CW_OK) {
+            json_object_object_add(cm, "apiVersion", json_object_new_string("v1"));
+            json_object_object_add(cm, "kind", json_object_new_string("ConfigMap"));
+            rc = cw_plan_decide(p, cm, &d, &oerr);
+        }
+        if (rc == CW_OK && d.action != CW_ACT_MIGRATE) {
+            cw_plan_set_result(&it->result, &it->result_msg,
+                               d.action == CW_ACT_NONE ? CW_RES_SKIPPED : CW_RES_FAILED,
+                               d.action == CW_ACT_NONE ? "migrated meanwhile" : d.reason);
+            json_object_put(cm);
+            cw_plan_item_free(&d);
+            return CW_OK;
+        }
+        if (rc == CW_OK)
+            rc = cw_plan_apply_item(&d, cm, &oerr);
+        if (rc == CW_OK) /* PUT carries the resourceVersion we read: conditional */
+            rc = cw_kube_update(a->kube, &r, CW_LONGHORN_SC_CONFIGMAP, cm, &w, NULL, &oerr);
+        json_object_put(cm);
+        cw_plan_item_free(&d);
+        if (rc == CW_OK) {
+            cw_plan_set_result(&it->result, &it->result_msg, ok_result(a), NULL);
+            cw_failpoint("configmap-updated");
+            return CW_OK;
+        }
+        if (rc == CW_ENOMEM)
+            return cw_error_set(err, rc, "out of memory");
+        if (rc != CW_ECONFLICT)
+            break;
+    }
+    cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED, oerr.message);
+    return CW_OK;
+}
+
+/* ---- legacy CronJobs ---- */
+
+typedef struct {
+    cw_apply *a;
+    cw_plan *p;
+    size_t *idx;
+} cron_ctx;
+
+static void delete_cronjob(void *ud, size_t k)
+{
+    cron_ctx *c = ud;
+    cw_apply *a = c->a;
+    cw_plan_cronjob *cj = &c->p->cronjobs[c->idx[k]];
+    cw_kube_resource r = {"batch", a->cronjob_version, "cronjobs", cj->namespace};
+    cw_kube_delete_opts d;
+    cw_kube_delete_opts_init(&d);
+    d.dry_run = a->cfg.dry_run;
+    d.propagation = "Foreground"; /* as Longhorn 1.2 did: the CronJob's Jobs go with it */
+    cw_error err;
+    cw_error_init(&err);
+    /* Its volume must really have been migrated in this run (or earlier). */
+    long v = cw_plan_find_item(c->p, "Volume", cj->namespace, cj->volume);
+    const cw_plan_item *vol = v >= 0 ? &c->p->items[v] : NULL;
+    if (vol && vol->action == CW_ACT_MIGRATE && vol->result != CW_RES_DONE &&
+        vol->result != CW_RES_DRYRUN) {
+        cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_SKIPPED,
+                           "its volume was not migrated in this run");
+    } else if (stopped(a)) {
+        cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED, "stopped: the lease was lost");
+    } else {
+        int rc = cw_kube_delete(a->kube, &r, cj->name, &d, NULL, &err);
+        cw_failpoint("cronjob-deleted");
+        if (rc == CW_OK || rc == CW_ENOTFOUND)
+            cw_plan_set_result(&cj->result, &cj->result_msg, ok_result(a), NULL);
+        else
+            cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED, err.message);
+    }
+    if (a->cfg.progress)
+        cw_progress_add(a->cfg.progress, 1);
+}
+
+static int run_cronjobs(cw_apply *a, cw_plan *p, cw_error *err)
+{
+    size_t n = 0, m = 0;
+    size_t *idx = cw_plan_sorted_cronjobs(p, &n);
+    if (!idx)
+        return cw_error_set(err, CW_ENOMEM, "out of memory");
+    for (size_t k = 0; k < n; k++)
+        if (p->cronjobs[idx[k]].action == CW_ACT_DELETE)
+            idx[m++] = idx[k];
+    if (m) {
+        cron_ctx c = {a, p, idx};
+        if (a->cfg.progress)
+            cw_progress_phase(a->cfg.progress, "deleting legacy CronJobs", m);
+        cw_pool_run(m, a->cfg.parallel, delete_cronjob, &c);
+        if (a->cfg.progress)
+            cw_progress_done(a->cfg.progress);
+    }
+    free(idx);
+    return CW_OK;
+}
+
+int cw_apply_run(cw_apply *a, cw_plan *p, cw_error *err)
+{
+    int rc;
+    if ((rc = run_jobs(a, p, err)) != CW_OK || (rc = run_volumes(a, p, err)) != CW_OK ||
+        (rc = cw_scbackup_run(a, p, err)) != CW_OK || (rc = run_configmap(a, p, err)) != CW_OK ||
+        (rc = run_cronjobs(a, p, err)) != CW_OK)
+        return rc;
+    if (stopped(a))
+        return cw_error_set(err, CW_ECONFLICT, "%s; stopped writing (run migrate again)",
+                            a->cfg.lease->lost_why);
+    return CW_OK;
+}

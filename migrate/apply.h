@@ -1,0 +1,46 @@
+/* The online half of migrate: gathers the cluster's objects into the planner (paged, streaming),
+ * then applies the plan in the order that can never lose a schedule or a StorageClass:
+ *   RecurringJobs created -> each ready -> volumes patched (conditional on resourceVersion)
+ *   -> StorageClasses re-created through a backup ConfigMap -> the ConfigMap -> legacy CronJobs.
+ * Every write can be sent with dryRun=All. Results land in the plan for the report. */
+#ifndef CW_APPLY_H
+#define CW_APPLY_H
+
+#include "lib/kube/client.h"
+#include "migrate/lease.h"
+#include "migrate/plan.h"
+#include "migrate/progress.h"
+
+#define CW_SC_BACKUP_CONFIGMAP "cronwarden-storageclass-backup"
+
+typedef struct cw_apply_config {
+    const char *namespace;
+    long page_size;
+    size_t parallel;
+    int dry_run;             /* server dry run: every write with dryRun=All */
+    int wait_for_controller; /* a RecurringJob is ready once Longhorn made its CronJob */
+    double wait_timeout;     /* seconds per RecurringJob; on timeout warn and carry on */
+    cw_lease *lease;         /* writes stop when it is lost (may be NULL) */
+    cw_progress *progress;
+} cw_apply_config;
+
+typedef struct cw_apply {
+    cw_apply_config cfg;
+    cw_kube_client *kube;
+    char longhorn_version[32]; /* served version used for volumes */
+    char rj_version[32];       /* served version used for recurringjobs */
+    char cronjob_version[32];  /* batch/v1 or batch/v1beta1 */
+} cw_apply;
+
+/* Discovery: which versions the cluster serves. Errors name what is missing. */
+int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg,
+                      cw_error *err);
+/* Restores or finishes StorageClasses a crashed run left in the backup ConfigMap. */
+int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err);
+/* Lists everything the planner needs into p (which must be fresh) and finishes the plan. */
+int cw_apply_gather(cw_apply *a, cw_plan *p, cw_error *err);
+/* Applies a finished plan; per-object results go into the plan. Returns CW_OK unless the run had
+ * to stop (lease lost, internal error). */
+int cw_apply_run(cw_apply *a, cw_plan *p, cw_error *err);
+
+#endif
