@@ -18,6 +18,10 @@ mig_manifests() { # DIR
   # such CronJobs at once, so seed them without.
   jq 'del(.items[].metadata.ownerReferences)' "$1/cronjobs.json" > "$1/cronjobs.json.tmp" &&
     mv "$1/cronjobs.json.tmp" "$1/cronjobs.json"
+  # Longhorn's finalizer would keep deleted volumes forever without Longhorn running.
+  kc create --dry-run=client -f "$1/volumes.yaml" -o json |
+    jq -s '{apiVersion: "v1", kind: "List", items: [.[] | if .items then .items[] else . end | del(.metadata.finalizers)]}' > "$1/volumes.json" &&
+    rm "$1/volumes.yaml"
 }
 
 # Seeds (or re-seeds) the example into $NS and the cluster's StorageClasses.

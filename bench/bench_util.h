@@ -1,0 +1,26 @@
+/* Helpers shared by the benchmarks: clocks, child processes with peak RSS, percentiles. */
+#ifndef CW_BENCH_UTIL_H
+#define CW_BENCH_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+double cw_bench_now(void); /* monotonic seconds */
+
+typedef struct cw_bench_child {
+    double seconds; /* wall time */
+    long max_rss_kib;
+    int status;     /* exit code, or -signal */
+} cw_bench_child;
+
+/* Runs argv (stdout to /dev/null when quiet) and measures it. */
+int cw_bench_run(char *const argv[], int quiet, cw_bench_child *out);
+
+/* Peak RSS of this process so far, KiB. */
+long cw_bench_self_rss_kib(void);
+
+/* p in [0,1] over n sorted values. */
+double cw_bench_percentile(const double *sorted, size_t n, double p);
+void cw_bench_sort(double *v, size_t n);
+
+#endif
