@@ -63,16 +63,29 @@ static void create_job(void *ud, size_t k)
         goto done;
     }
     int rc = cw_plan_job_object(c->p, c->jobs[k], &obj, &err);
-    if (rc == CW_OK)
+    for (int attempt = 0; rc == CW_OK || rc == CW_ENOTFOUND; attempt++) {
         rc = cw_kube_create(a->kube, &r, obj, &w, NULL, &err);
+        if (rc != CW_ECONFLICT)
+            break;
+        /* AlreadyExists: fine when it is ours. A 409 for something that is not there (a
+         * conflict answered by a proxy, a concurrent delete) is tried again a few times. */
+        json_object_put(cur);
+        cur = NULL;
+        rc = cw_kube_get(a->kube, &r, j->name, &cur, &err);
+        if (rc == CW_OK) {
+            rc = CW_ECONFLICT;
+            break;
+        }
+        if (rc != CW_ENOTFOUND || attempt >= 3)
+            break;
+    }
     cw_failpoint("rj-created");
-    if (rc == CW_ECONFLICT) {
+    if (rc == CW_ECONFLICT && cur) {
         /* Already there (a concurrent writer, or a retried create): same spec is success. */
         cw_buf diff;
         cw_buf_init(&diff);
-        rc = cw_kube_get(a->kube, &r, j->name, &cur, &err);
-        if (rc == CW_OK &&
-            !cw_plan_job_matches(c->p, c->jobs[k], cw_json_member(cur, "spec"), &diff)) {
+        rc = CW_OK;
+        if (!cw_plan_job_matches(c->p, c->jobs[k], cw_json_member(cur, "spec"), &diff)) {
             cw_error_set(&err, CW_ECONFLICT, "appeared meanwhile with a different spec: %s",
                          cw_buf_str(&diff));
             rc = CW_ECONFLICT;
@@ -258,8 +271,8 @@ static void patch_volume(void *ud, size_t k)
             break;
         }
         if (fresh.action == CW_ACT_NONE) {
-            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED,
-                               "migrated by someone else meanwhile");
+            /* Also what a retried patch sees when the first attempt's answer was lost. */
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_DONE, NULL);
             break;
         }
         if (fresh.action != CW_ACT_MIGRATE || missing_job(c->p, &fresh)) {

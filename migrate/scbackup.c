@@ -226,6 +226,9 @@ static int migrate_class(cw_apply *a, cw_plan *p, cw_plan_item *it, cw_error *fa
     del.uid = cw_json_path_string(sc, "metadata.uid");
     del.resource_version = cw_json_path_string(sc, "metadata.resourceVersion");
     rc = cw_kube_delete(a->kube, &scs, it->name, &del, NULL, &err);
+    /* 404: an earlier attempt whose answer was lost did delete it; carry on with the create. */
+    if (rc == CW_ENOTFOUND)
+        rc = CW_OK;
     if (rc == CW_OK)
         cw_failpoint("sc-deleted");
     if (rc != CW_OK) {
