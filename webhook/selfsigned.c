@@ -115,6 +115,41 @@ static void held_read(json_object *secret, held *h)
     h->ca.key = b64_decode(data, "ca.key");
 }
 
+/* The first certificate of a PEM bundle when it is still valid at now (a copy ending in a
+ * newline), else NULL. */
+static char *still_valid_ca(const char *pem, time_t now)
+{
+    static const char marker[] = "-----END CERTIFICATE-----";
+    cw_certs_info info;
+    cw_error ignored;
+    const char *end = pem ? strstr(pem, marker) : NULL;
+    if (!end)
+        return NULL;
+    size_t n = (size_t)(end - pem) + sizeof(marker) - 1;
+    char *copy = malloc(n + 2);
+    if (!copy)
+        return NULL;
+    memcpy(copy, pem, n);
+    copy[n] = '\n';
+    copy[n + 1] = '\0';
+    if (cw_certs_inspect(copy, n + 1, &info, &ignored) != CW_OK || info.not_after <= now) {
+        free(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+static int append(char **s, const char *tail)
+{
+    size_t a = strlen(*s), b = strlen(tail);
+    char *grown = realloc(*s, a + b + 1);
+    if (!grown)
+        return CW_ENOMEM;
+    memcpy(grown + a, tail, b + 1);
+    *s = grown;
+    return CW_OK;
+}
+
 /* Makes h valid at now: keeps what still fits, renews the rest. *changed when renewed. */
 static int renew(cw_certs_selfsigned *s, held *h, time_t now, int *changed, cw_error *err)
 {
@@ -131,13 +166,19 @@ static int renew(cw_certs_selfsigned *s, held *h, time_t now, int *changed, cw_e
                                       &ca_info, &why) == CW_OK &&
                 ca_info.not_after - now >= renew_s;
     if (!ca_ok) {
+        char *outgoing = still_valid_ca(h->ca.cert, now);
         if (h->ca.cert)
             cw_log(CW_LOG_INFO, "making a new CA",
                    CW_LS("reason", why.message[0] ? why.message : "expiring"));
         cw_certs_pem_free(&h->ca);
         cw_certs_pem_free(&h->leaf);
-        if ((rc = cw_certs_make_ca("cronwarden-webhook-ca", CW_SELFSIGNED_CA_DAYS, now, &h->ca,
-                                   err)) != CW_OK)
+        rc = cw_certs_make_ca("cronwarden-webhook-ca", CW_SELFSIGNED_CA_DAYS, now, &h->ca, err);
+        /* ca.crt keeps the outgoing CA after the new one while it is valid, so the caBundle
+         * still trusts replicas serving the old certificate until they pick up the new one. */
+        if (rc == CW_OK && outgoing && append(&h->ca.cert, outgoing) != CW_OK)
+            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        free(outgoing);
+        if (rc != CW_OK)
             return rc;
         *changed = 1;
     }
