@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Crash safety of online migrate: the process is SIGKILLed at points across every phase
-# (including between a StorageClass's delete and its re-create), then run again; each time the
-# cluster must end exactly as after an uninterrupted run, and no StorageClass may be lost.
+# Crash safety of online migrate: the process is SIGKILLed at named points across every phase
+# (including between a StorageClass's delete and its re-create) and at random moments, then run
+# again; each time the cluster must end exactly as after an uninterrupted run, and no
+# StorageClass may be lost.
+#   CW_CRASH_POINTS   named failpoints (default: all of them, some at a later hit)
+#   CW_CRASH_RANDOM   how many random-moment kills (default 20); CW_CRASH_SEED (default: time)
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../migrate_lib.sh"
 e2e_start
@@ -21,6 +24,14 @@ cw_migrate >/dev/null 2>&1 || true
 settled_state > "$E2E_DIR/reference.json"
 assert_json "$(kc get storageclass -o json)" '.items | length' 4 "StorageClasses after the reference run"
 
+# crash_then_rerun LABEL: after the killed run, one more run must reach the reference state.
+crash_then_rerun() {
+  cw_migrate >/dev/null 2>&1 || true
+  settled_state > "$E2E_DIR/after.json"
+  assert_ok diff -u "$E2E_DIR/reference.json" "$E2E_DIR/after.json"
+  assert_json "$(kc get storageclass -o json)" '[.items[].metadata.name] | sort' '["local-path","longhorn","longhorn-db","longhorn-scratch"]' "no StorageClass lost ($1)"
+}
+
 POINTS=${CW_CRASH_POINTS:-"lease-acquired list-page rj-created rj-created=kill@3 volume-patch=kill@2 volume-patched volume-patched=kill@7 sc-backed-up sc-deleted sc-deleted=kill@2 sc-created configmap-updated cronjob-deleted cronjob-deleted=kill@9"}
 for point in $POINTS; do
   case $point in *=*) fp=$point ;; *) fp="$point=kill" ;; esac
@@ -35,8 +46,22 @@ for point in $POINTS; do
     # The dangerous window: the class is gone and only its backup holds it.
     assert_json "$(kc get configmap -n "$NS" cronwarden-storageclass-backup -o json)" '.data | keys | length' 1 "backup held while the class is deleted"
   fi
-  cw_migrate >/dev/null 2>&1 || true
-  settled_state > "$E2E_DIR/after.json"
-  assert_ok diff -u "$E2E_DIR/reference.json" "$E2E_DIR/after.json"
-  assert_json "$(kc get storageclass -o json)" '[.items[].metadata.name] | sort' '["local-path","longhorn","longhorn-db","longhorn-scratch"]' "no StorageClass lost"
+  crash_then_rerun "$fp"
+done
+
+# Random moments: a rate-limited run (--qps 25 spreads it over a few seconds) killed after a
+# random delay; the seed is printed so a failure can be replayed.
+SEED=${CW_CRASH_SEED:-$(date +%s)}
+RANDOM=$SEED
+e2e_log "random kills: CW_CRASH_SEED=$SEED"
+for i in $(seq 1 "${CW_CRASH_RANDOM:-20}"); do
+  ms=$((RANDOM % 2500 + 50))
+  e2e_step "random kill $i: SIGKILL after ${ms} ms"
+  mig_seed
+  cw_migrate --qps 25 --burst 5 > "$E2E_DIR/crash.log" 2>&1 &
+  pid=$!
+  sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+  kill -9 "$pid" 2>/dev/null || e2e_log "it had finished already"
+  wait "$pid" 2>/dev/null || true
+  crash_then_rerun "random $i"
 done
