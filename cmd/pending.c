@@ -9,13 +9,6 @@ static int pending(const char *name)
     return CW_EXIT_USAGE;
 }
 
-int cw_cmd_cron(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return pending("cron");
-}
-
 int cw_cmd_controller(int argc, char **argv)
 {
     (void)argc;

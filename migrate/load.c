@@ -5,8 +5,6 @@
 #include "lib/yaml.h"
 
 #include <dirent.h>
-#include <pthread.h>
-#include <unistd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,48 +167,7 @@ static int emit_doc(const char *path, size_t doc, size_t line, json_object *v, c
     return CW_OK;
 }
 
-/* ---- JSON Lists: items parsed on worker threads, consumed in order ---- */
-
-enum { SLOT_EMPTY = 0, SLOT_READY, SLOT_FAILED };
-
-typedef struct {
-    const char *data;
-    const cw_jsonscan *scan;
-    pthread_mutex_t mu;
-    pthread_cond_t ready, space;
-    size_t ring, next, consumed;
-    int stop;
-    json_object **obj;
-    int *state;
-    cw_error *errs;
-} par_ctx;
-
-/* json-c objects share nothing, so items parse independently; the ring bounds memory. */
-static void *parse_worker(void *arg)
-{
-    par_ctx *c = arg;
-    for (;;) {
-        pthread_mutex_lock(&c->mu);
-        while (!c->stop && c->next < c->scan->nspans && c->next >= c->consumed + c->ring)
-            pthread_cond_wait(&c->space, &c->mu);
-        if (c->stop || c->next >= c->scan->nspans) {
-            pthread_mutex_unlock(&c->mu);
-            return NULL;
-        }
-        size_t i = c->next++;
-        pthread_mutex_unlock(&c->mu);
-
-        size_t k = i % c->ring;
-        json_object *o = NULL;
-        int rc = cw_json_parse_span(c->data, c->scan->spans[i].start, c->scan->spans[i].end, &o,
-                                    &c->errs[k]);
-        pthread_mutex_lock(&c->mu);
-        c->obj[k] = o;
-        c->state[k] = rc == CW_OK ? SLOT_READY : SLOT_FAILED;
-        pthread_cond_broadcast(&c->ready);
-        pthread_mutex_unlock(&c->mu);
-    }
-}
+/* ---- JSON Lists: one item parsed at a time ---- */
 
 static int item_unit(const char *path, const char *data, size_t index, size_t start,
                      json_object *obj, size_t *line_off, size_t *line, cw_load_fn fn, void *ud,
@@ -225,7 +182,7 @@ static int item_unit(const char *path, const char *data, size_t index, size_t st
     return obj ? fn(ud, &u, err) : CW_OK;
 }
 
-static int items_sequential(const char *path, const char *data, const cw_jsonscan *scan,
+static int load_items(const char *path, const char *data, const cw_jsonscan *scan,
                             cw_load_fn fn, void *ud, cw_error *err)
 {
     size_t line_off = 0, line = 1;
@@ -240,83 +197,6 @@ static int items_sequential(const char *path, const char *data, const cw_jsonsca
             return rc;
     }
     return CW_OK;
-}
-
-static int items_parallel(const char *path, const char *data, const cw_jsonscan *scan,
-                          size_t workers, cw_load_fn fn, void *ud, cw_error *err)
-{
-    par_ctx c = {.data = data, .scan = scan, .ring = 256};
-    pthread_t tids[8];
-    size_t started = 0, line_off = 0, line = 1;
-    int rc = CW_OK;
-    c.obj = calloc(c.ring, sizeof(*c.obj));
-    c.state = calloc(c.ring, sizeof(*c.state));
-    c.errs = calloc(c.ring, sizeof(*c.errs));
-    if (!c.obj || !c.state || !c.errs) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
-        goto done;
-    }
-    pthread_mutex_init(&c.mu, NULL);
-    pthread_cond_init(&c.ready, NULL);
-    pthread_cond_init(&c.space, NULL);
-    for (; started < workers; started++)
-        if (pthread_create(&tids[started], NULL, parse_worker, &c) != 0)
-            break;
-    if (started == 0) {
-        rc = items_sequential(path, data, scan, fn, ud, err);
-        goto sync;
-    }
-    for (size_t i = 0; i < scan->nspans && rc == CW_OK; i++) {
-        size_t k = i % c.ring;
-        pthread_mutex_lock(&c.mu);
-        while (c.state[k] == SLOT_EMPTY)
-            pthread_cond_wait(&c.ready, &c.mu);
-        json_object *obj = c.obj[k];
-        int failed = c.state[k] == SLOT_FAILED;
-        if (failed)
-            *err = c.errs[k];
-        c.obj[k] = NULL;
-        c.state[k] = SLOT_EMPTY;
-        c.consumed++;
-        pthread_cond_broadcast(&c.space);
-        pthread_mutex_unlock(&c.mu);
-        if (failed) {
-            rc = cw_error_prefix(err, "%s: items[%zu]", path, i);
-            break;
-        }
-        rc = item_unit(path, data, i, scan->spans[i].start, obj, &line_off, &line, fn, ud, err);
-        json_object_put(obj);
-    }
-sync:
-    pthread_mutex_lock(&c.mu);
-    c.stop = 1;
-    pthread_cond_broadcast(&c.space);
-    pthread_mutex_unlock(&c.mu);
-    for (size_t t = 0; t < started; t++)
-        pthread_join(tids[t], NULL);
-    for (size_t k = 0; k < c.ring; k++)
-        json_object_put(c.obj[k]);
-    pthread_cond_destroy(&c.space);
-    pthread_cond_destroy(&c.ready);
-    pthread_mutex_destroy(&c.mu);
-done:
-    free(c.obj);
-    free(c.state);
-    free(c.errs);
-    return rc;
-}
-
-/* Parallel parsing pays off only for large Lists. */
-#define PARALLEL_MIN_ITEMS 1024
-
-static int load_items(const char *path, const char *data, const cw_jsonscan *scan, cw_load_fn fn,
-                      void *ud, cw_error *err)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t workers = cores > 8 ? 8 : cores > 0 ? (size_t)cores : 1;
-    if (scan->nspans < PARALLEL_MIN_ITEMS || workers < 2)
-        return items_sequential(path, data, scan, fn, ud, err);
-    return items_parallel(path, data, scan, workers, fn, ud, err);
 }
 
 static int load_json(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
