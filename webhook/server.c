@@ -18,6 +18,7 @@
 #define DEFAULT_REQ_TIMEOUT  30  /* the longest admission timeout Kubernetes allows */
 #define DEFAULT_MAX_CONNS    1000
 #define DRAIN_QUIET_MS       1000 /* idle keep-alive connections are closed after this */
+#define DISCARD_FACTOR       4    /* oversized bodies up to this many limits are read, not stored */
 
 enum route { R_MUTATE, R_VALIDATE, R_HEALTHZ, R_READYZ, R_METRICS, R_NONE };
 static const char *const route_paths[] = {"/mutate", "/validate", "/healthz", "/readyz",
@@ -252,7 +253,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         const char *cl =
             MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
-        if (announced > s->cfg.max_body_bytes) {
+        /* Answering before the body is read means closing with unread data, and the client's
+         * kernel may then drop our answer on the reset. So a body up to DISCARD_FACTOR times the
+         * limit is read and thrown away and answered normally; only beyond that is it refused at
+         * once (clients that send Expect: 100-continue get that answer before sending). */
+        if (announced > (unsigned long long)DISCARD_FACTOR * s->cfg.max_body_bytes) {
             char text[120];
             snprintf(text, sizeof(text), "request body exceeds %zu bytes", s->cfg.max_body_bytes);
             const char *v[] = {route_names[r], "", "", "too_large"};
@@ -264,7 +269,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         rq->route = r;
         rq->start_us = now_us();
         cw_buf_init(&rq->body);
-        if (announced && cw_buf_reserve(&rq->body, (size_t)announced) != CW_OK)
+        if (announced > s->cfg.max_body_bytes)
+            rq->too_big = 1;
+        else if (announced && cw_buf_reserve(&rq->body, (size_t)announced) != CW_OK)
             rq->oom = 1;
         *req_cls = rq;
         atomic_fetch_add(&s->in_flight, 1);
@@ -289,8 +296,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             }
         }
         *upload_size = 0;
-        /* A body with no length that never ends is not worth reading to its end. */
-        if (rq->too_big && rq->received > 4 * s->cfg.max_body_bytes)
+        /* A body without length that never ends is not worth reading to its end. */
+        if (rq->too_big && rq->received > DISCARD_FACTOR * s->cfg.max_body_bytes)
             return MHD_NO;
         return MHD_YES;
     }
@@ -409,8 +416,8 @@ bad:
 
 static int register_metrics(cw_webhook_server *s, cw_error *err)
 {
-    static const double buckets[] = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
-                                     0.01,   0.025,   0.1,    0.5,   1,      5};
+    static const double buckets[] = {0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+                                     0.005,    0.01,    0.025,  0.1,     0.5,    1,     5};
     static const char *const req_labels[] = {"route", "kind", "operation", "outcome", NULL};
     static const char *const resp_labels[] = {"route", "code", NULL};
     static const char *const route_label[] = {"route", NULL};

@@ -179,6 +179,8 @@ static void reply_free(reply *r)
     cw_buf_free(&r->headers);
 }
 
+static int expect_continue; /* 1: send "Expect: 100-continue" (curl's default for big bodies) */
+
 /* One request. ctype NULL sends no Content-Type; chunked sends the body without a length. */
 static void http(CURL *h, const char *ca_pem, const char *method, const char *path,
                  const char *ctype, const char *body, size_t len, int chunked, reply *out)
@@ -201,7 +203,7 @@ static void http(CURL *h, const char *ca_pem, const char *method, const char *pa
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &out->headers);
     snprintf(ct, sizeof(ct), "Content-Type: %s", ctype ? ctype : "");
     hdrs = curl_slist_append(hdrs, ct);
-    hdrs = curl_slist_append(hdrs, "Expect:");
+    hdrs = curl_slist_append(hdrs, expect_continue ? "Expect: 100-continue" : "Expect:");
     if (strcmp(method, "HEAD") == 0) {
         curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (body) {
@@ -375,10 +377,26 @@ static void keep_alive_reuses_the_connection(void **state)
         assert_int_equal(r.connects, i == 0 ? 1 : 0);
         reply_free(&r);
     }
-    /* A refusal that leaves an unread body closes the connection instead of misreading it. */
+    /* A body over the limit is read and thrown away, answered 413, and the connection stays. */
     char *oversize = repeat(GOOD_VOL, ' ', MAX_BODY, "");
     reply r;
     http(h, fx.ca.cert, "POST", "/mutate", "application/json", oversize, strlen(oversize), 0, &r);
+    assert_int_equal(r.status, 413);
+    assert_string_equal(cw_buf_str(&r.body), "request body exceeds 2097152 bytes\n");
+    reply_free(&r);
+    http(h, fx.ca.cert, "POST", "/mutate", "application/json", GOOD_VOL, strlen(GOOD_VOL), 0, &r);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.connects, 0);
+    reply_free(&r);
+    free(oversize);
+
+    /* Announced beyond four limits: refused before reading (a client waiting for 100 Continue
+     * sends nothing), and the connection closes rather than misread the body as a request. */
+    char *huge = repeat(GOOD_VOL, ' ', 4 * MAX_BODY, "");
+    expect_continue = 1;
+    http(h, fx.ca.cert, "POST", "/validate", "application/json", huge, strlen(huge), 0, &r);
+    expect_continue = 0;
+    assert_int_equal(r.rc, CURLE_OK);
     assert_int_equal(r.status, 413);
     assert_non_null(strcasestr(cw_buf_str(&r.headers), "\nconnection: close"));
     reply_free(&r);
@@ -386,7 +404,7 @@ static void keep_alive_reuses_the_connection(void **state)
     assert_int_equal(r.status, 200);
     assert_int_equal(r.connects, 1);
     reply_free(&r);
-    free(oversize);
+    free(huge);
     curl_easy_cleanup(h);
 }
 
