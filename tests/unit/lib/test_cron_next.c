@@ -225,6 +225,13 @@ static void handles_odd_offsets_and_midnight_jumps(void **state)
         /* Sao Paulo's 2018 DST began at midnight: robfig skips that day for 0 0 * * * */
         {"TZ=America/Sao_Paulo 0 0 * * *", "2018-11-03T12:00:00Z",
          "2018-11-05T02:00:00Z 2018-11-06T02:00:00Z"},
+        /* before 1883 New York kept local mean time, UTC-4:56:02: robfig truncates minutes
+         * in absolute time, then steps seconds until the local second is 0 */
+        {"TZ=America/New_York 0 0 * * *", "1880-06-01T00:00:00Z",
+         "1880-06-01T04:56:02Z 1880-06-02T04:56:02Z"},
+        {"TZ=America/New_York 30 * * * *", "1880-06-01T00:00:00Z",
+         "1880-06-01T01:26:02Z 1880-06-01T02:26:02Z"},
+        {"TZ=Asia/Kolkata 0 0 * * *", "1880-06-01T00:00:00Z", "1880-06-01T18:38:50Z"},
         /* Samoa skipped 30 December 2011: stepping a day from the 29th gives the 29th again,
          * and robfig loops forever; so does any schedule that must step over that day */
         {"TZ=Pacific/Apia 0 12 30 12 *", "2011-12-01T00:00:00Z", "hang"},

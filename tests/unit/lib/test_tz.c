@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -151,6 +152,44 @@ static void local_to_utc_resolves_gaps_like_go(void **state)
                      (long long)got, (long long)cases[i].utc);
     }
     assert_int_equal(cw_tz_local_to_utc(NULL, 1234), 1234);
+    cw_tzdb_free(&db);
+}
+
+/* Many threads loading the same zones get the same objects, and lookups need no lock. */
+static void *load_many(void *arg)
+{
+    static const char *const names[] = {"Europe/Berlin", "America/New_York",
+                                        "Asia/Kolkata",  "Australia/Lord_Howe",
+                                        "UTC",           "Pacific/Chatham"};
+    cw_tzdb *db = arg;
+    long bad = 0;
+    for (int i = 0; i < 300; i++) {
+        const cw_tz *z;
+        cw_error err;
+        const char *name = names[i % 6];
+        if (cw_tzdb_load(db, name, &z, &err) != CW_OK || strcmp(cw_tz_name(z), name) != 0)
+            bad++;
+        else if (strcmp(name, "Asia/Kolkata") == 0 && cw_tz_offset_at(z, 1700000000 + i) != 19800)
+            bad++;
+    }
+    return (void *)bad;
+}
+
+static void loads_concurrently(void **state)
+{
+    (void)state;
+    cw_tzdb db;
+    cw_error err;
+    pthread_t th[4];
+    assert_int_equal(cw_tzdb_init(&db, NULL, &err), CW_OK);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, load_many, &db), 0);
+    for (int i = 0; i < 4; i++) {
+        void *bad;
+        pthread_join(th[i], &bad);
+        assert_null(bad);
+    }
+    assert_int_equal(db.len, 5); /* UTC is built in, the others loaded once each */
     cw_tzdb_free(&db);
 }
 
@@ -416,6 +455,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(loads_go_location_names),
         cmocka_unit_test(caches_zones),
+        cmocka_unit_test(loads_concurrently),
         cmocka_unit_test(offsets_match_go),
         cmocka_unit_test(local_to_utc_resolves_gaps_like_go),
         cmocka_unit_test(parses_tzif_versions_and_footers),
