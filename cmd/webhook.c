@@ -257,7 +257,11 @@ int cw_cmd_webhook(int argc, char **argv)
         .policy = &policy,
         .metrics = &metrics,
     };
-    if ((rc = cw_webhook_server_start(&srv, &cfg, &err)) != CW_OK)
+    if ((rc = cw_webhook_server_start(&srv, &cfg, &err)) == CW_EINVAL) {
+        code = cw_cmd_usage_error("webhook", err.message); /* a --listen that does not parse */
+        goto done;
+    }
+    if (rc != CW_OK)
         goto fail;
     cw_log(CW_LOG_INFO, "serving", CW_LS("listen", o.listen), CW_LI("port", srv.port),
            CW_LI("threads", srv.cfg.threads));

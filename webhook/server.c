@@ -378,6 +378,7 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
     cw_log(CW_LOG_DEBUG, "http server", CW_LS("detail", line));
 }
 
+/* *v6: 0 IPv4, 1 IPv6, 2 IPv6 any-address (dual stack). */
 static int parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6, cw_error *err)
 {
     char host[256];
@@ -407,6 +408,9 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6
         return cw_error_set(err, CW_EINVAL, "--listen %s: %s", listen, gai_strerror(g));
     memcpy(ss, ai->ai_addr, ai->ai_addrlen);
     *v6 = ai->ai_family == AF_INET6;
+    /* "[::]" means every address, IPv4 included, as Go servers read it. */
+    if (*v6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr))
+        *v6 = 2;
     freeaddrinfo(ai);
     return CW_OK;
 bad:
@@ -492,7 +496,10 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
     }
 
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ITC |
-                     MHD_USE_ERROR_LOG | (v6 ? MHD_USE_IPv6 : 0);
+                     MHD_USE_ERROR_LOG |
+                     (v6 == 2 ? MHD_USE_DUAL_STACK
+                      : v6    ? MHD_USE_IPv6
+                              : 0);
     s->daemon = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
         MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(s->cfg.threads > 1 ? s->cfg.threads : 0),
