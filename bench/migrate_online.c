@@ -226,8 +226,48 @@ static int ns_create(const char *kubeconfig, const char *ns)
     return rc == CW_OK || rc == CW_ECONFLICT ? 0 : 1;
 }
 
+/* Experiment: the server cost of one kind of write per volume (merge, json, merge-norv, put). */
+typedef struct {
+    cw_kube_client *kube;
+    const char *ns, *kind;
+    json_object *names;
+} patch_ctx;
+
+static void patch_one(void *ud, size_t i)
+{
+    patch_ctx *c = ud;
+    const char *name = json_object_get_string(json_object_array_get_idx(c->names, i));
+    cw_kube_resource r = {"longhorn.io", "v1beta1", "volumes", c->ns};
+    cw_error err;
+    cw_error_init(&err);
+    json_object *p = NULL;
+    int rc;
+    if (strcmp(c->kind, "json") == 0) {
+        p = json_tokener_parse("[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"recurring-job.longhorn.io/x\":\"enabled\"}},{\"op\":\"remove\",\"path\":\"/spec/recurringJobs\"}]");
+        rc = cw_kube_patch(c->kube, &r, name, CW_KUBE_PATCH_JSON, p, NULL, NULL, &err);
+    } else {
+        p = json_tokener_parse("{\"metadata\":{\"labels\":{\"recurring-job.longhorn.io/x\":\"enabled\"}},\"spec\":{\"recurringJobs\":null}}");
+        rc = cw_kube_patch(c->kube, &r, name, CW_KUBE_PATCH_MERGE, p, NULL, NULL, &err);
+    }
+    if (rc != CW_OK)
+        fprintf(stderr, "patch: %s\n", err.message);
+    json_object_put(p);
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "patch") == 0) {
+        patch_ctx c = {client(argv[2], 16), argv[3], argv[4], json_object_new_array()};
+        base_ctx b = {c.kube, argv[3], c.names};
+        cw_kube_resource vols = {"longhorn.io", "v1beta1", "volumes", argv[3]};
+        cw_error err;
+        cw_error_init(&err);
+        cw_kube_list(c.kube, &vols, NULL, collect, &b, &err);
+        double t0 = cw_bench_now();
+        cw_pool_run(json_object_array_length(c.names), 16, patch_one, &c);
+        printf("%s: %zu patches in %.2f s\n", argv[4], json_object_array_length(c.names), cw_bench_now() - t0);
+        return 0;
+    }
     if (argc == 5 && strcmp(argv[1], "seed") == 0)
         return seed(argv[2], argv[3], (size_t)atol(argv[4]));
     if (argc == 4 && strcmp(argv[1], "baseline") == 0)
