@@ -166,8 +166,7 @@ static int run_jobs(cw_apply *a, cw_plan *p, cw_error *err)
     return CW_OK;
 }
 
-/* An item may be written only when every RecurringJob it points at exists now. */
-static const cw_plan_job *missing_job(const cw_plan *p, const cw_plan_item *it)
+const cw_plan_job *cw_apply_missing_job(const cw_plan *p, const cw_plan_item *it)
 {
     for (size_t r = 0; r < it->nrefs; r++) {
         const cw_plan_job *j = &p->jobs[it->refs[r].job];
@@ -217,7 +216,7 @@ static void patch_volume(void *ud, size_t k)
     cw_plan_item fresh;
     memset(&fresh, 0, sizeof(fresh));
     const cw_plan_item *cur = it;
-    const cw_plan_job *missing = missing_job(c->p, it);
+    const cw_plan_job *missing = cw_apply_missing_job(c->p, it);
     if (missing) {
         char why[300];
         snprintf(why, sizeof(why), "RecurringJob %s was not created; the volume is left as it is",
@@ -275,7 +274,7 @@ static void patch_volume(void *ud, size_t k)
             cw_plan_set_result(&it->result, &it->result_msg, CW_RES_DONE, NULL);
             break;
         }
-        if (fresh.action != CW_ACT_MIGRATE || missing_job(c->p, &fresh)) {
+        if (fresh.action != CW_ACT_MIGRATE || cw_apply_missing_job(c->p, &fresh)) {
             char why[1200];
             snprintf(why, sizeof(why), "changed meanwhile: %s",
                      fresh.reason ? fresh.reason : "needs a RecurringJob this run did not create; run migrate again");
@@ -319,7 +318,7 @@ static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
     if (i < 0 || p->items[i].action != CW_ACT_MIGRATE)
         return CW_OK;
     cw_plan_item *it = &p->items[i];
-    const cw_plan_job *missing = missing_job(p, it);
+    const cw_plan_job *missing = cw_apply_missing_job(p, it);
     if (missing) {
         cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED,
                            "a RecurringJob it needs was not created");

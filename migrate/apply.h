@@ -39,6 +39,10 @@ int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *
 int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err);
 /* Lists everything the planner needs into p (which must be fresh) and finishes the plan. */
 int cw_apply_gather(cw_apply *a, cw_plan *p, cw_error *err);
+/* The RecurringJob an item needs that this run did not create (or NULL): such an item may not be
+ * written, or it would point at a job that does not exist. */
+const cw_plan_job *cw_apply_missing_job(const cw_plan *p, const cw_plan_item *it);
+
 /* Applies a finished plan; per-object results go into the plan. Returns CW_OK unless the run had
  * to stop (lease lost, internal error). */
 int cw_apply_run(cw_apply *a, cw_plan *p, cw_error *err);

@@ -296,13 +296,7 @@ int cw_scbackup_run(cw_apply *a, cw_plan *p, cw_error *err)
             result(it, CW_RES_FAILED, "stopped: the lease was lost");
             continue;
         }
-        int missing = 0;
-        for (size_t r = 0; r < it->nrefs; r++) {
-            const cw_plan_job *j = &p->jobs[it->refs[r].job];
-            missing |= j->action == CW_ACT_CREATE && j->result != CW_RES_DONE &&
-                       j->result != CW_RES_DRYRUN;
-        }
-        if (missing) {
+        if (cw_apply_missing_job(p, it)) {
             result(it, CW_RES_SKIPPED, "a RecurringJob it needs was not created");
             continue;
         }
