@@ -25,7 +25,7 @@ static int stopped(const cw_apply *a)
     return a->cfg.lease && cw_lease_lost(a->cfg.lease);
 }
 
-static void write_opts(const cw_apply *a, cw_kube_write_opts *w)
+void cw_apply_write_opts(const cw_apply *a, cw_kube_write_opts *w)
 {
     cw_kube_write_opts_init(w);
     w->dry_run = a->cfg.dry_run;
@@ -57,7 +57,7 @@ static void create_job(void *ud, size_t k)
     json_object *obj = NULL, *cur = NULL;
     cw_kube_resource r = {"longhorn.io", a->rj_version, "recurringjobs", a->cfg.namespace};
     cw_kube_write_opts w;
-    write_opts(a, &w);
+    cw_apply_write_opts(a, &w);
     if (stopped(a)) {
         cw_plan_set_result(&j->result, &j->result_msg, CW_RES_FAILED, "stopped: the lease was lost");
         goto done;
@@ -210,7 +210,7 @@ static void patch_volume(void *ud, size_t k)
     cw_plan_item *it = &c->p->items[c->items[k]];
     cw_kube_resource r = {"longhorn.io", a->longhorn_version, "volumes", it->namespace};
     cw_kube_write_opts w;
-    write_opts(a, &w);
+    cw_apply_write_opts(a, &w);
     cw_error err;
     cw_error_init(&err);
     cw_plan_item fresh;
@@ -326,7 +326,7 @@ static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
     }
     cw_kube_resource r = {NULL, "v1", "configmaps", a->cfg.namespace};
     cw_kube_write_opts w;
-    write_opts(a, &w);
+    cw_apply_write_opts(a, &w);
     cw_error oerr;
     cw_error_init(&oerr);
     for (int attempt = 0; attempt <= MAX_CONFLICT_RETRIES; attempt++) {

@@ -39,6 +39,9 @@ int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *
 int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err);
 /* Lists everything the planner needs into p (which must be fresh) and finishes the plan. */
 int cw_apply_gather(cw_apply *a, cw_plan *p, cw_error *err);
+/* Write options for this run: dryRun=All in a server dry run, fieldManager cronwarden. */
+void cw_apply_write_opts(const cw_apply *a, cw_kube_write_opts *w);
+
 /* The RecurringJob an item needs that this run did not create (or NULL): such an item may not be
  * written, or it would point at a job that does not exist. */
 const cw_plan_job *cw_apply_missing_job(const cw_plan *p, const cw_plan_item *it);

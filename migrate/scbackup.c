@@ -18,13 +18,6 @@ static cw_kube_resource cms(const cw_apply *a)
 
 static const cw_kube_resource scs = {"storage.k8s.io", "v1", "storageclasses", NULL};
 
-static void write_opts(const cw_apply *a, cw_kube_write_opts *w)
-{
-    cw_kube_write_opts_init(w);
-    w->dry_run = a->cfg.dry_run;
-    w->field_manager = "cronwarden";
-}
-
 /* Drops what the server owns so the object can be created again. */
 static void strip_server_fields(json_object *obj)
 {
@@ -44,7 +37,7 @@ static int backup_set(cw_apply *a, const char *key, const char *text, cw_error *
 {
     cw_kube_resource r = cms(a);
     cw_kube_write_opts w;
-    write_opts(a, &w);
+    cw_apply_write_opts(a, &w);
     for (int attempt = 0;; attempt++) {
         json_object *cm = NULL;
         int rc = cw_kube_get(a->kube, &r, CW_SC_BACKUP_CONFIGMAP, &cm, err);
@@ -104,7 +97,7 @@ static int backup_set(cw_apply *a, const char *key, const char *text, cw_error *
 static int create_class(cw_apply *a, json_object *obj, cw_error *err)
 {
     cw_kube_write_opts w;
-    write_opts(a, &w);
+    cw_apply_write_opts(a, &w);
     for (int waited = 0;; waited++) {
         int rc = cw_kube_create(a->kube, &scs, obj, &w, NULL, err);
         if (rc != CW_ECONFLICT || waited >= DELETE_WAIT_SECONDS * 2)
