@@ -495,24 +495,39 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
         MHD_add_response_header(s->constant, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     }
 
+    /* One event loop per thread, each with its own listening socket on the same port
+     * (SO_REUSEPORT): the kernel spreads connections over them. libmicrohttpd's own thread pool
+     * shares one socket, and whichever thread wakes first accepts up to ten connections at once,
+     * so a burst of connections can land on a single thread. */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_TLS | MHD_USE_ITC |
                      MHD_USE_ERROR_LOG |
                      (v6 == 2 ? MHD_USE_DUAL_STACK
                       : v6    ? MHD_USE_IPv6
                               : 0);
-    s->daemon = MHD_start_daemon(
-        flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-        MHD_OPTION_THREAD_POOL_SIZE, (unsigned)(s->cfg.threads > 1 ? s->cfg.threads : 0),
-        MHD_OPTION_CONNECTION_TIMEOUT, s->cfg.idle_timeout, MHD_OPTION_CONNECTION_LIMIT,
-        s->cfg.max_connections, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_HTTPS_CERT_CALLBACK,
-        retrieve_cert, MHD_OPTION_HTTPS_PRIORITIES, CW_WEBHOOK_PRIORITIES,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL, MHD_OPTION_END);
-    if (!s->daemon)
-        return cw_error_set(err, CW_EIO, "cannot serve on %s (address in use or not local?)",
-                            s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443");
-    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
-    s->port = di ? di->port : 0;
+    unsigned n = s->cfg.threads =
+        s->cfg.threads < CW_WEBHOOK_MAX_THREADS ? s->cfg.threads : CW_WEBHOOK_MAX_THREADS;
+    unsigned per_loop = (s->cfg.max_connections + n - 1) / n;
+    for (unsigned i = 0; i < n; i++) {
+        struct MHD_Daemon *d = MHD_start_daemon(
+            flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)(n > 1), MHD_OPTION_CONNECTION_TIMEOUT,
+            s->cfg.idle_timeout, MHD_OPTION_CONNECTION_LIMIT, per_loop, MHD_OPTION_NOTIFY_COMPLETED,
+            on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
+            MHD_OPTION_HTTPS_CERT_CALLBACK, retrieve_cert, MHD_OPTION_HTTPS_PRIORITIES,
+            CW_WEBHOOK_PRIORITIES, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL, MHD_OPTION_END);
+        if (!d)
+            return cw_error_set(err, CW_EIO, "cannot serve on %s (address in use or not local?)",
+                                s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443");
+        s->daemons[s->ndaemons++] = d;
+        if (i == 0) { /* the others bind the port the first one got (port 0 picks one) */
+            const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+            s->port = di ? di->port : 0;
+            if (ss.ss_family == AF_INET6)
+                ((struct sockaddr_in6 *)&ss)->sin6_port = htons(s->port);
+            else
+                ((struct sockaddr_in *)&ss)->sin_port = htons(s->port);
+        }
+    }
     touch(s);
     return CW_OK;
 }
@@ -539,25 +554,37 @@ void cw_webhook_server_reload_certs(cw_webhook_server *s)
     }
 }
 
+static unsigned connections(cw_webhook_server *s)
+{
+    unsigned total = 0;
+    for (unsigned i = 0; i < s->ndaemons; i++) {
+        const union MHD_DaemonInfo *di =
+            MHD_get_daemon_info(s->daemons[i], MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+        total += di ? di->num_connections : 0;
+    }
+    return total;
+}
+
 int cw_webhook_server_drain(cw_webhook_server *s, double grace_seconds)
 {
-    if (!s->daemon)
+    if (!s->ndaemons)
         return CW_OK;
     atomic_store(&s->draining, 1);
-    MHD_socket fd = MHD_quiesce_daemon(s->daemon);
-    if (fd != MHD_INVALID_SOCKET)
-        close(fd); /* new connections are refused from here on */
+    for (unsigned i = 0; i < s->ndaemons; i++) {
+        MHD_socket fd = MHD_quiesce_daemon(s->daemons[i]);
+        if (fd != MHD_INVALID_SOCKET)
+            close(fd); /* new connections are refused from here on */
+    }
     int64_t start = now_us(), deadline = start + (int64_t)(grace_seconds * 1e6);
     for (;;) {
-        const union MHD_DaemonInfo *di =
-            MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+        unsigned conns = connections(s);
         int busy = atomic_load(&s->in_flight);
         int64_t quiet_ms = now_us() / 1000 - atomic_load(&s->last_activity_ms);
-        if ((di && di->num_connections == 0) || (!busy && quiet_ms >= DRAIN_QUIET_MS))
+        if (conns == 0 || (!busy && quiet_ms >= DRAIN_QUIET_MS))
             return CW_OK;
         if (now_us() >= deadline) {
             cw_log(CW_LOG_WARN, "shutdown grace period over", CW_LI("in_flight", busy),
-                   CW_LI("connections", di ? (long long)di->num_connections : -1));
+                   CW_LI("connections", conns));
             return busy ? CW_ELIMIT : CW_OK;
         }
         struct timespec ts = {0, 10 * 1000000};
@@ -567,8 +594,8 @@ int cw_webhook_server_drain(cw_webhook_server *s, double grace_seconds)
 
 void cw_webhook_server_free(cw_webhook_server *s)
 {
-    if (s->daemon)
-        MHD_stop_daemon(s->daemon);
+    for (unsigned i = 0; i < s->ndaemons; i++)
+        MHD_stop_daemon(s->daemons[i]);
     if (s->constant)
         MHD_destroy_response(s->constant);
     cw_metrics_free(&s->own_metrics);

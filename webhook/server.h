@@ -15,7 +15,8 @@
 #include "lib/metrics.h"
 #include "webhook/certstore.h"
 
-#define CW_WEBHOOK_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" /* TLS 1.2 minimum */
+#define CW_WEBHOOK_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" /* TLS 1.2 minimum */
+#define CW_WEBHOOK_MAX_THREADS 256
 
 typedef struct cw_webhook_config {
     const char *listen;             /* "ADDR:PORT", "[v6]:PORT" or ":PORT"; port 0: any free port */
@@ -34,7 +35,8 @@ struct MHD_Daemon;
 struct MHD_Response;
 
 typedef struct cw_webhook_server {
-    struct MHD_Daemon *daemon;
+    struct MHD_Daemon *daemons[CW_WEBHOOK_MAX_THREADS]; /* one per thread, sharing the port */
+    unsigned ndaemons;
     cw_webhook_config cfg;
     uint16_t port;
     atomic_int in_flight;
