@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "defaults/policy.h"
@@ -137,13 +138,13 @@ static int check_flags(cw_error *err)
     return CW_OK;
 }
 
-/* Waits for SIGTERM/SIGINT, doing the periodic certificate work in between. */
-static void serve_until_signal(cw_webhook_server *srv, cw_certs_selfsigned *ss, sigset_t *set)
+/* Waits for SIGTERM/SIGINT, checking the certificate files in between (the self-signed refresh
+ * has its own thread). */
+static void serve_until_signal(cw_webhook_server *srv, int watch_files, sigset_t *set)
 {
     struct timespec tick = {1, 0}, now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double next_reload = (double)now.tv_sec + o.reload_interval;
-    double next_check = (double)now.tv_sec + o.cert_check_interval;
     for (;;) {
         siginfo_t si;
         int sig = sigtimedwait(set, &si, &tick);
@@ -154,15 +155,9 @@ static void serve_until_signal(cw_webhook_server *srv, cw_certs_selfsigned *ss, 
             return;
         }
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (!ss && (double)now.tv_sec >= next_reload) {
+        if (watch_files && (double)now.tv_sec >= next_reload) {
             cw_webhook_server_reload_certs(srv);
             next_reload = (double)now.tv_sec + o.reload_interval;
-        }
-        if (ss && (double)now.tv_sec >= next_check) {
-            int failed = cw_certs_selfsigned_refresh(ss) != CW_OK;
-            /* A failure (API down, configuration not created yet) is retried sooner. */
-            next_check = (double)now.tv_sec +
-                         (failed && o.cert_check_interval > 30 ? 30 : o.cert_check_interval);
         }
     }
 }
@@ -266,8 +261,18 @@ int cw_cmd_webhook(int argc, char **argv)
     cw_log(CW_LOG_INFO, "serving", CW_LS("listen", o.listen), CW_LI("port", srv.port),
            CW_LI("threads", srv.cfg.threads));
 
-    serve_until_signal(&srv, ss_ok ? &ss : NULL, &set);
+    if (ss_ok && (rc = cw_certs_selfsigned_run(&ss, o.cert_check_interval, &err)) != CW_OK)
+        goto fail;
+    serve_until_signal(&srv, !ss_ok, &set);
     rc = cw_webhook_server_drain(&srv, o.grace);
+    if (ss_ok && cw_certs_selfsigned_stop(&ss, 1) != CW_OK) {
+        /* The refresher is stuck in an API call and still uses the store and the client: do
+         * not free them under it. */
+        cw_log(CW_LOG_WARN, "the certificate refresher is still waiting for the API; exiting");
+        cw_webhook_server_free(&srv);
+        fflush(NULL);
+        _exit(CW_EXIT_OK);
+    }
     cw_log(CW_LOG_INFO, "stopped", CW_LB("drained", rc == CW_OK));
     code = CW_EXIT_OK;
     goto done;

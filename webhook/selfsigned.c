@@ -23,17 +23,22 @@ void cw_certs_selfsigned_init(cw_certs_selfsigned *s)
     cw_strlist_init(&s->dns);
     cw_strlist_init(&s->ips);
     cw_strlist_init(&s->configs);
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
 }
 
 void cw_certs_selfsigned_free(cw_certs_selfsigned *s)
 {
+    if (s->running && cw_certs_selfsigned_stop(s, 0) != CW_OK)
+        return; /* still in use by a thread stuck in an API call */
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->wake);
     if (s->own_client)
         cw_kube_client_free(s->client);
     free(s->secret_ns);
     free(s->secret_name);
     free(s->common_name);
     free(s->served_cert);
-    free(s->ca_bundle);
     cw_strlist_free(&s->dns);
     cw_strlist_free(&s->ips);
     cw_strlist_free(&s->configs);
@@ -418,6 +423,60 @@ int cw_certs_selfsigned_refresh(cw_certs_selfsigned *s)
     return rc;
 }
 
+static void *refresher(void *arg)
+{
+    cw_certs_selfsigned *s = arg;
+    int failed = 0;
+    pthread_mutex_lock(&s->lock);
+    while (!s->stop) {
+        double wait = failed && s->interval > 30 ? 30 : s->interval;
+        struct timespec at;
+        clock_gettime(CLOCK_REALTIME, &at);
+        at.tv_sec += (time_t)wait;
+        at.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+        if (at.tv_nsec >= 1000000000L) {
+            at.tv_sec++;
+            at.tv_nsec -= 1000000000L;
+        }
+        while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &at) == 0)
+            ;
+        if (s->stop)
+            break;
+        pthread_mutex_unlock(&s->lock);
+        failed = cw_certs_selfsigned_refresh(s) != CW_OK;
+        pthread_mutex_lock(&s->lock);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+int cw_certs_selfsigned_run(cw_certs_selfsigned *s, double interval, cw_error *err)
+{
+    s->interval = interval > 0 ? interval : 1;
+    s->stop = 0;
+    if (pthread_create(&s->thread, NULL, refresher, s) != 0)
+        return cw_error_set(err, CW_ENOMEM, "cannot start the certificate refresher thread");
+    s->running = 1;
+    return CW_OK;
+}
+
+int cw_certs_selfsigned_stop(cw_certs_selfsigned *s, double wait)
+{
+    if (!s->running)
+        return CW_OK;
+    pthread_mutex_lock(&s->lock);
+    s->stop = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    struct timespec at;
+    clock_gettime(CLOCK_REALTIME, &at);
+    at.tv_sec += (time_t)wait + 1; /* whole seconds are enough here */
+    if (pthread_timedjoin_np(s->thread, NULL, &at) != 0)
+        return CW_ETRANSPORT;
+    s->running = 0;
+    return CW_OK;
+}
+
 int cw_certs_selfsigned_start(cw_certs_selfsigned *s, const cw_certs_selfsigned_opts *o,
                               cw_error *err)
 {
@@ -444,8 +503,14 @@ int cw_certs_selfsigned_start(cw_certs_selfsigned *s, const cw_certs_selfsigned_
         cw_kube_load_opts_init(&lo);
         lo.kubeconfig = o->kubeconfig;
         lo.context = o->context;
+        /* Bounded calls: a refresh that cannot reach the API gives up and retries later. */
+        cw_kube_client_opts co;
+        cw_kube_client_opts_init(&co);
+        co.timeout = 10;
+        co.connect_timeout = 5;
+        co.retry_budget = 20;
         if ((rc = cw_kube_config_load(&cfg, &lo, err)) ||
-            (rc = cw_kube_client_new(&cfg, NULL, &s->client, err)))
+            (rc = cw_kube_client_new(&cfg, &co, &s->client, err)))
             goto done;
         s->own_client = 1;
     }

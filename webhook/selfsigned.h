@@ -10,6 +10,7 @@
 #ifndef CW_SELFSIGNED_H
 #define CW_SELFSIGNED_H
 
+#include <pthread.h>
 #include <time.h>
 
 #include "lib/error.h"
@@ -41,7 +42,15 @@ typedef struct cw_certs_selfsigned {
     cw_strlist dns, ips, configs;
     cw_certs_store *store;
     char *served_cert; /* PEM published to the store, to notice a renewal by another replica */
-    char *ca_bundle;   /* base64 of the CA PEM last synced into the configurations */
+
+    /* The periodic check runs on its own thread, so a slow or unreachable API server never
+     * delays signal handling and draining. */
+    pthread_t thread;
+    int running;          /* the thread was started and not joined */
+    pthread_mutex_t lock; /* guards stop */
+    pthread_cond_t wake;
+    int stop;
+    double interval;
 } cw_certs_selfsigned;
 
 void cw_certs_selfsigned_init(cw_certs_selfsigned *s);
@@ -54,8 +63,15 @@ int cw_certs_selfsigned_start(cw_certs_selfsigned *s, const cw_certs_selfsigned_
                               cw_error *err);
 /* The periodic check at `now`: same steps; on failure the served pair stays. */
 int cw_certs_selfsigned_check(cw_certs_selfsigned *s, time_t now, cw_error *err);
-/* cw_certs_selfsigned_check at the current time, logging a failure (returned too, so the caller
- * can retry sooner). */
+/* cw_certs_selfsigned_check at the current time, logging a failure (returned too). */
 int cw_certs_selfsigned_refresh(cw_certs_selfsigned *s);
+
+/* Starts the background thread that refreshes every interval seconds (30 s after a failure when
+ * the interval is longer). */
+int cw_certs_selfsigned_run(cw_certs_selfsigned *s, double interval, cw_error *err);
+/* Asks the thread to stop and waits up to wait seconds. CW_OK when it has ended; CW_ETRANSPORT
+ * when it is still inside an API call, in which case cw_certs_selfsigned_free leaves the state
+ * it uses alone (the process is about to exit anyway). */
+int cw_certs_selfsigned_stop(cw_certs_selfsigned *s, double wait);
 
 #endif

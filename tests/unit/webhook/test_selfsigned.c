@@ -584,6 +584,41 @@ static void conflicts_are_settled_by_re_reading(void **state)
     stop(&a);
 }
 
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* The background refresher checks on its interval and stops promptly when asked. */
+static void refresher_runs_and_stops(void **state)
+{
+    (void)state;
+    replica a;
+    cw_error err;
+    cw_error_init(&err);
+    fake_reset();
+    assert_int_equal(start(&a), CW_OK);
+    free(take_log());
+    assert_int_equal(cw_certs_selfsigned_run(&a.ss, 0.2, &err), CW_OK);
+    struct timespec pause = {0, 700 * 1000000L};
+    nanosleep(&pause, NULL);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(cw_certs_selfsigned_stop(&a.ss, 1), CW_OK);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_true(t1.tv_sec - t0.tv_sec < 2);
+    char *log = take_log();
+    int checks = count(log, "GET " SECRET_PATH "\n");
+    if (checks < 2 || checks > 4)
+        fail_msg("%d checks in 0.7 s at a 0.2 s interval:\n%s", checks, log);
+    assert_null(strstr(log, "PUT"));
+    free(log);
+    stop(&a);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -617,6 +652,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(creates_reuses_renews_and_rotates),
         cmocka_unit_test(conflicts_are_settled_by_re_reading),
+        cmocka_unit_test(refresher_runs_and_stops),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
