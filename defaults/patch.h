@@ -1,17 +1,24 @@
 /* Builds RFC 6902 ops that apply to the object as given: each op is also applied to a private
- * working copy, so a later op sees the parents an earlier one added and every op list is
- * applicable in order by construction. Internal to defaults/. */
+ * working view, so a later op sees the parents an earlier one added and every op list is
+ * applicable in order by construction. The view is copy-on-write: only the objects on a patched
+ * path are copied (shallowly), never the whole document, which keeps admission cheap.
+ * Internal to defaults/. */
 #ifndef CW_PATCH_H
 #define CW_PATCH_H
 
 #include <json-c/json.h>
 
+#define CW_PATCH_MAX_OWNED 32
+
 typedef struct cw_patch {
     json_object *ops;  /* borrowed: the decision's array */
-    json_object *work; /* owned working copy of the document */
+    json_object *doc;  /* borrowed: the document as given */
+    json_object *work; /* owned root of the view; NULL until the first op */
+    json_object *owned[CW_PATCH_MAX_OWNED]; /* objects private to the view (safe to change) */
+    size_t nowned;
 } cw_patch;
 
-/* ops NULL (a decision whose init failed) or a failed copy: CW_ENOMEM. */
+/* ops NULL (a decision whose init failed): CW_ENOMEM. */
 int cw_patch_init(cw_patch *p, json_object *ops, json_object *doc);
 void cw_patch_free(cw_patch *p);
 
