@@ -7,7 +7,7 @@
 #include "lib/kube/client.h"
 #include "lib/log.h"
 #include "migrate/apply.h"
-#include "migrate/lease.h"
+#include "lib/kube/lease.h"
 #include "migrate/progress.h"
 
 #define LEASE_NAME "cronwarden-migrate"
@@ -67,8 +67,13 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
         goto done;
     }
     if (!client_only) {
-        if (cw_lease_init(&lease, kube, o->namespace, LEASE_NAME, NULL, (int)(o->lease_duration + 0.5),
-                          server_dry, &err) != CW_OK)
+        cw_lease_opts lopts;
+        cw_lease_opts_init(&lopts);
+        lopts.duration = (int)(o->lease_duration + 0.5);
+        lopts.dry_run = server_dry;
+        lopts.purpose = "migration";
+        lopts.wait_hint = "Wait, or raise --lease-wait";
+        if (cw_lease_init(&lease, kube, o->namespace, LEASE_NAME, &lopts, &err) != CW_OK)
             goto fail;
         lease_init = 1;
         if (cw_lease_acquire(&lease, o->lease_wait, &err) != CW_OK) {

@@ -7,7 +7,7 @@
 #define CW_APPLY_H
 
 #include "lib/kube/client.h"
-#include "migrate/lease.h"
+#include "lib/kube/lease.h"
 #include "migrate/plan.h"
 #include "migrate/progress.h"
 
