@@ -3,15 +3,9 @@
 
 #include "cmd/cmd.h"
 
-static int pending(const char *name)
+/* Unused while every subcommand has landed; kept for the next stub. */
+__attribute__((unused)) static int pending(const char *name)
 {
     fprintf(stderr, "cronwarden %s: not implemented yet\n", name);
     return CW_EXIT_USAGE;
-}
-
-int cw_cmd_controller(int argc, char **argv)
-{
-    (void)argc;
-    (void)argv;
-    return pending("controller");
 }
