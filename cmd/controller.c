@@ -10,6 +10,7 @@
 #include "defaults/policy.h"
 #include "lib/kube/client.h"
 #include "lib/kube/config.h"
+#include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/opts.h"
 #include "lib/tz.h"
@@ -117,6 +118,12 @@ int cw_cmd_controller(int argc, char **argv)
     }
     if (o.lease_duration < 1) {
         code = cw_cmd_usage_error("controller", "--lease-duration must be at least 1s");
+        goto done;
+    }
+    struct sockaddr_storage ss;
+    int family;
+    if (cw_listen_parse("--metrics-listen", o.metrics_listen, &ss, &family, &err) != CW_OK) {
+        code = cw_cmd_usage_error("controller", err.message);
         goto done;
     }
     cw_log_parse_level(o.log_level, &level);

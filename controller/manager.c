@@ -63,6 +63,10 @@ static int gate(void *ud)
 int cw_ctrl_ready(void *ud, char *why, size_t whylen)
 {
     cw_ctrl *c = ud;
+    if (atomic_load(&c->stopping)) {
+        snprintf(why, whylen, "shutting down");
+        return 0;
+    }
     if (!cw_informer_synced(&c->sched.schedules) || !cw_informer_synced(&c->sched.backups)) {
         snprintf(why, whylen, "caches not synced yet (schedules: %s, backups: %s)",
                  cw_informer_synced(&c->sched.schedules) ? "yes" : "no",
@@ -174,6 +178,7 @@ void cw_ctrl_tick(cw_ctrl *c)
 
 void cw_ctrl_stop(cw_ctrl *c)
 {
+    atomic_store(&c->stopping, 1);
     cw_ctrl_workers_stop(&c->workers); /* what is in hand finishes; nothing new starts */
     if (c->leader_ok)
         cw_leader_stop(&c->leader); /* releases the Lease */

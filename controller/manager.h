@@ -8,6 +8,7 @@
 #ifndef CW_CTRL_MANAGER_H
 #define CW_CTRL_MANAGER_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,7 @@ typedef struct cw_ctrl {
     cw_ctrl_health health;
     cw_metric *m_reconciles, *m_duration, *m_queue, *m_queue_retries, *m_leader, *m_terms;
     int queue_ok, sched_ok, leader_ok, started;
+    atomic_int stopping; /* /readyz answers 503 from the start of cw_ctrl_stop */
     double next_resync;
     unsigned long long retries_seen;
 } cw_ctrl;
@@ -54,7 +56,7 @@ int cw_ctrl_init(cw_ctrl *c, const cw_ctrl_config *cfg, cw_error *err);
 int cw_ctrl_start(cw_ctrl *c, cw_error *err);
 /* Periodic housekeeping (queue gauges, the resync); call about once a second. */
 void cw_ctrl_tick(cw_ctrl *c);
-/* /readyz: caches synced, and leading or standing by. */
+/* /readyz: caches synced, and leading or standing by; not while stopping. */
 int cw_ctrl_ready(void *c, char *why, size_t whylen);
 /* Graceful stop in the order above. */
 void cw_ctrl_stop(cw_ctrl *c);
