@@ -202,8 +202,8 @@ static void *renew_loop(void *arg)
                    CW_LS("error", err.message));
             if (mono() - last_ok > l->opts.renew_deadline) {
                 snprintf(l->lost_why, sizeof(l->lost_why),
-                         "lease %s/%s could not be renewed for %.0fs: %.300s", l->namespace,
-                         l->name, l->opts.renew_deadline, err.message);
+                         "lease %s/%s could not be renewed for %gs: %.300s", l->namespace, l->name,
+                         l->opts.renew_deadline, err.message);
                 atomic_store(&l->lost, 1);
                 break;
             }
