@@ -60,7 +60,7 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
 
     cw_apply a;
     cw_apply_config ac = {o->namespace, (long)o->page_size, (size_t)o->parallel, server_dry,
-                          o->wait_for_controller, o->wait_timeout, NULL, &progress};
+                          client_only, o->wait_for_controller, o->wait_timeout, NULL, &progress};
     if (cw_apply_discover(&a, kube, &ac, &err) != CW_OK) {
         fprintf(stderr, "cronwarden migrate: %s\n", err.message);
         code = setup_exit(&err);

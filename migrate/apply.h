@@ -18,6 +18,7 @@ typedef struct cw_apply_config {
     long page_size;
     size_t parallel;
     int dry_run;             /* server dry run: every write with dryRun=All */
+    int read_only;           /* client dry run: no write at all (not even StorageClass recovery) */
     int wait_for_controller; /* a RecurringJob is ready once Longhorn made its CronJob */
     double wait_timeout;     /* seconds per RecurringJob; on timeout warn and carry on */
     cw_lease *lease;         /* writes stop when it is lost (may be NULL) */

@@ -127,7 +127,7 @@ int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err)
     }
     for (size_t i = 0; i < keys.len && rc == CW_OK; i++) {
         const char *name = keys.items[i];
-        if (a->cfg.dry_run) {
+        if (a->cfg.dry_run || a->cfg.read_only) {
             cw_log(CW_LOG_WARN, "a previous run left a StorageClass backup; a real run restores it",
                    CW_LS("storageclass", name));
             continue;

@@ -45,6 +45,11 @@ for point in $POINTS; do
   if [ "${point%%=*}" = sc-deleted ]; then
     # The dangerous window: the class is gone and only its backup holds it.
     assert_json "$(kc get configmap -n "$NS" cronwarden-storageclass-backup -o json)" '.data | keys | length' 1 "backup held while the class is deleted"
+    # A client dry run only reports it; restoring is a real run's job.
+    missing=$(kc get configmap -n "$NS" cronwarden-storageclass-backup -o json | jq -r '.data | keys[0]')
+    cw_migrate --dry-run=client > "$E2E_DIR/dry.log" 2>&1 || true
+    assert_contains "$(cat "$E2E_DIR/dry.log")" "a real run restores it"
+    assert_fails --match NotFound kc get storageclass "$missing"
   fi
   crash_then_rerun "$fp"
 done
