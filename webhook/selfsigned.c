@@ -357,7 +357,7 @@ static int sync_config(cw_certs_selfsigned *s, const cw_kube_resource *r, const 
 
 static int sync_bundles(cw_certs_selfsigned *s, const char *ca_pem, cw_error *err)
 {
-    int rc = CW_OK, first_rc = CW_OK;
+    int rc = CW_OK, first_rc = CW_OK, missing = 0;
     char *bundle = b64_encode(ca_pem);
     if (!bundle)
         return cw_error_set(err, CW_ENOMEM, "out of memory");
@@ -383,10 +383,13 @@ static int sync_bundles(cw_certs_selfsigned *s, const char *ca_pem, cw_error *er
                        CW_LS("name", s->configs.items[i]));
             }
         }
-        if (!found)
+        if (!found) {
+            missing++;
             cw_log(CW_LOG_WARN, "webhook configuration not found; will retry",
                    CW_LS("name", s->configs.items[i]));
+        }
     }
+    s->missing_configs = missing;
     free(bundle);
     return first_rc;
 }
@@ -429,7 +432,8 @@ static void *refresher(void *arg)
     int failed = 0;
     pthread_mutex_lock(&s->lock);
     while (!s->stop) {
-        double wait = failed && s->interval > 30 ? 30 : s->interval;
+        /* A failure, or a configuration not created yet, is looked at again soon. */
+        double wait = (failed || s->missing_configs) && s->interval > 30 ? 30 : s->interval;
         struct timespec at;
         clock_gettime(CLOCK_REALTIME, &at);
         at.tv_sec += (time_t)wait;

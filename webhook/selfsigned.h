@@ -51,6 +51,7 @@ typedef struct cw_certs_selfsigned {
     pthread_cond_t wake;
     int stop;
     double interval;
+    int missing_configs; /* configurations not found at the last check: retried within 30 s */
 } cw_certs_selfsigned;
 
 void cw_certs_selfsigned_init(cw_certs_selfsigned *s);
