@@ -26,8 +26,8 @@ ctl() {
     --leader-election-namespace "$LEASE_NS" --lease-duration 3s --metrics-listen 127.0.0.1:0 --log-level debug
 }
 log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }
-port_of() { grep -o 'metrics_port=[0-9]*' "$(log_of "$1")" | head -1 | cut -d= -f2; }
-identity_of() { grep -o 'identity=[^ ]*' "$(log_of "$1")" | head -1 | cut -d= -f2; }
+port_of() { grep -o 'metrics_port=[0-9]*' "$(log_of "$1")" | sed -n 1p | cut -d= -f2; }
+identity_of() { grep -o 'identity=[^ ]*' "$(log_of "$1")" | sed -n 1p | cut -d= -f2; }
 metric() { curl -fsS "http://127.0.0.1:$(port_of "$1")/metrics" | awk -v m="$2" '$1 == m {print $2}'; }
 sched() { kc get schedules.velero.io -n "$NS" "$1" -o json; }
 # The Backups of a schedule, by name (sorted = by run time).
@@ -110,7 +110,7 @@ wait_for 30 "ctl1 to die at the failpoint" grep -q 'failpoint: killing this proc
 wait "$(e2e_bg_pid ctl1)" 2>/dev/null || true # reap it
 unrecorded=$(for s in plain skip noskip held; do
   if [ "$(count_of "$s")" -ge 1 ] && [ "$(sched "$s" | jq -r '.status.lastBackup // ""')" = "" ]; then echo "$s"; fi
-done | head -1)
+done | sed -n 1p)
 [ -n "$unrecorded" ] || e2e_fail "the crash left no Backup without its status write"
 e2e_log "created but not recorded before the crash: $unrecorded ($(backups_of "$unrecorded"))"
 
@@ -121,11 +121,11 @@ wait_for 30 "ctl2 to lead (the crashed holder's lease expires first)" grep -q 'b
 for s in plain noskip held; do
   eval "c=\$C_$s"
   wait_for 10 "$s's first Backup" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=$s -o name)\" != '' ]"
-  assert_eq "$s-$(stamp "$c" 5)" "$(backups_of "$s" | head -1)" "$s's first Backup (creation + 5 s)"
+  assert_eq "$s-$(stamp "$c" 5)" "$(backups_of "$s" | sed -n 1p)" "$s's first Backup (creation + 5 s)"
 done
 wait_for 15 "$unrecorded's lastBackup" bash -c "\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get schedules.velero.io -n $NS $unrecorded -o jsonpath='{.status.lastBackup}' | grep -q ."
 assert_contains "$(cat "$(log_of ctl2)")" "schedule=$NS/$unrecorded outcome=recorded"
-first=$(backups_of "$unrecorded" | head -1)
+first=$(backups_of "$unrecorded" | sed -n 1p)
 assert_eq 1 "$(backups_of "$unrecorded" | grep -c -- "^$first\$")" "Backups of $unrecorded's first run"
 wait_for 15 "ctl2 ready" ready ctl2
 
@@ -135,7 +135,7 @@ obj=$(sched skip)
 assert_json "$obj" .spec.skipImmediately false
 skipped=$(jq -r .status.lastSkipped <<<"$obj")
 [ "$skipped" != null ] || e2e_fail "skip has no lastSkipped"
-assert_eq "skip-$(stamp "$skipped" 5)" "$(backups_of skip | head -1)" "skip's first Backup (lastSkipped + 5 s)"
+assert_eq "skip-$(stamp "$skipped" 5)" "$(backups_of skip | sed -n 1p)" "skip's first Backup (lastSkipped + 5 s)"
 assert_eq 0 "$(backups_of skip | grep -c -- "-$(stamp "$C_skip" 5)\$" || true)" "skip ran at creation + 5 s"
 
 e2e_step "absent stays absent (server default false), false stays false; neither skips"
@@ -143,6 +143,8 @@ obj=$(sched plain)
 assert_json "$obj" '.spec | has("skipImmediately")' false
 assert_json "$obj" '.status | has("lastSkipped")' false
 assert_json "$obj" .status.phase Enabled
+LB_plain=$(jq -r .status.lastBackup <<<"$obj")
+[ "$(date -u -d "$LB_plain" +%s)" -ge "$(( $(date -u -d "$C_plain" +%s) + 5 ))" ] || e2e_fail "plain's lastBackup $LB_plain is before its first run"
 obj=$(sched noskip)
 assert_json "$obj" .spec.skipImmediately false
 assert_json "$obj" '.status | has("lastSkipped")' false
@@ -174,7 +176,7 @@ assert_ok kc patch schedules.velero.io -n "$NS" paused --type merge -p '{"spec":
 assert_ok kc patch schedules.velero.io -n "$NS" paused2 --type merge -p '{"spec":{"paused":false}}'
 wait_for 10 "paused's lastSkipped" bash -c "\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get schedules.velero.io -n $NS paused -o jsonpath='{.status.lastSkipped}' | grep -q ."
 wait_for 10 "paused2's catch-up Backup" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=paused2 -o name)\" != '' ]"
-assert_eq "paused2-$(stamp "$C_paused2" 5)" "$(backups_of paused2 | head -1)" "paused2's catch-up Backup (its first missed run)"
+assert_eq "paused2-$(stamp "$C_paused2" 5)" "$(backups_of paused2 | sed -n 1p)" "paused2's catch-up Backup (its first missed run)"
 obj=$(sched paused)
 assert_json "$obj" .spec.skipImmediately false
 assert_eq 0 "$(backups_of paused | grep -c -- "-$(stamp "$C_paused" 5)\$" || true)" "paused ran its missed runs"
@@ -205,6 +207,14 @@ e2e_stop ctl3
 wait_for 10 "ctl4 to lead" grep -q 'became the leader' "$(log_of ctl4)"
 assert_eq "$(identity_of ctl4)" "$(lease_holder)" "lease holder after the leader left"
 wait_for 15 "plain's next Backup under ctl4" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=plain -o name | wc -l)\" -gt $before ]"
+
+e2e_step "lastBackup moved on, and is when the newest Backup was submitted"
+obj=$(sched plain)
+lb=$(jq -r .status.lastBackup <<<"$obj")
+[ "$(date -u -d "$lb" +%s)" -gt "$(date -u -d "$LB_plain" +%s)" ] || e2e_fail "plain's lastBackup stayed at $LB_plain"
+newest=$(kc get backups.velero.io -n "$NS" -l velero.io/schedule-name=plain -o json | jq '[.items[].metadata.creationTimestamp | fromdate] | max')
+d=$(( $(date -u -d "$lb" +%s) - newest )); d=${d#-}
+[ "$d" -le 2 ] || e2e_fail "plain's lastBackup $lb is ${d}s from its newest Backup's creation"
 
 e2e_step "no duplicates: per schedule, every run once, runs at least a period apart"
 for s in plain skip noskip held paused paused2; do
