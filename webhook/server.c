@@ -510,7 +510,9 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
     for (unsigned i = 0; i < n; i++) {
         struct MHD_Daemon *d = MHD_start_daemon(
             flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-            MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)(n > 1), MHD_OPTION_CONNECTION_TIMEOUT,
+            /* Always SO_REUSEPORT: a restart on the same port must bind while connections of the
+             * previous process (which had it too) are still in TIME_WAIT. */
+            MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_CONNECTION_TIMEOUT,
             s->cfg.idle_timeout, MHD_OPTION_CONNECTION_LIMIT, per_loop, MHD_OPTION_NOTIFY_COMPLETED,
             on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
             MHD_OPTION_HTTPS_CERT_CALLBACK, retrieve_cert, MHD_OPTION_HTTPS_PRIORITIES,
