@@ -1,4 +1,5 @@
 #include "webhook/server.h"
+#include "lib/listen.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -378,46 +379,6 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
     cw_log(CW_LOG_DEBUG, "http server", CW_LS("detail", line));
 }
 
-/* *v6: 0 IPv4, 1 IPv6, 2 IPv6 any-address (dual stack). */
-static int parse_listen(const char *listen, struct sockaddr_storage *ss, int *v6, cw_error *err)
-{
-    char host[256];
-    const char *colon, *port;
-    if (listen[0] == '[') {
-        const char *end = strchr(listen, ']');
-        if (!end || end[1] != ':')
-            goto bad;
-        snprintf(host, sizeof(host), "%.*s", (int)(end - listen - 1), listen + 1);
-        port = end + 2;
-    } else {
-        if (!(colon = strrchr(listen, ':')))
-            goto bad;
-        snprintf(host, sizeof(host), "%.*s", (int)(colon - listen), listen);
-        port = colon + 1;
-    }
-    char *end = NULL;
-    long p = strtol(port, &end, 10);
-    if (!*port || *end || p < 0 || p > 65535)
-        goto bad;
-    struct addrinfo hints = {.ai_family = AF_UNSPEC,
-                             .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-    struct addrinfo *ai = NULL;
-    int g = getaddrinfo(host[0] ? host : "0.0.0.0", port, &hints, &ai);
-    if (g != 0)
-        return cw_error_set(err, CW_EINVAL, "--listen %s: %s", listen, gai_strerror(g));
-    memcpy(ss, ai->ai_addr, ai->ai_addrlen);
-    *v6 = ai->ai_family == AF_INET6;
-    /* "[::]" means every address, IPv4 included, as Go servers read it. */
-    if (*v6 && IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)ai->ai_addr)->sin6_addr))
-        *v6 = 2;
-    freeaddrinfo(ai);
-    return CW_OK;
-bad:
-    return cw_error_set(err, CW_EINVAL, "--listen %s: expected ADDR:PORT ([ADDR]:PORT for IPv6)",
-                        listen);
-}
-
 static int register_metrics(cw_webhook_server *s, cw_error *err)
 {
     static const double buckets[] = {0.000025, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
@@ -483,7 +444,8 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
         s->cfg.metrics = &s->own_metrics;
     if (!s->cfg.certs || (!s->cfg.policy && !s->cfg.constant_response))
         return cw_error_set(err, CW_EINVAL, "webhook server: certificates and policy are required");
-    if ((rc = parse_listen(s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443", &ss, &v6, err)) ||
+    if ((rc = cw_listen_parse("--listen", s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443", &ss,
+                               &v6, err)) ||
         (rc = register_metrics(s, err)))
         return rc;
     if (s->cfg.constant_response) {
