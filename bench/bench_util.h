@@ -10,7 +10,7 @@ double cw_bench_now(void); /* monotonic seconds */
 typedef struct cw_bench_child {
     double seconds; /* wall time */
     long max_rss_kib;
-    int status;     /* exit code, or -signal */
+    int status; /* exit code, or -signal */
 } cw_bench_child;
 
 /* Runs argv (stdout to /dev/null when quiet) and measures it. */

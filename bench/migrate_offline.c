@@ -60,7 +60,8 @@ static int child_plan(const char *path)
     if (rc != CW_OK)
         fprintf(stderr, "%s\n", err.message);
     else
-        fprintf(stderr, "planned %zu volumes, %zu distinct jobs\n", plan.scanned_volumes, plan.njobs);
+        fprintf(stderr, "planned %zu volumes, %zu distinct jobs\n", plan.scanned_volumes,
+                plan.njobs);
     cw_plan_free(&plan);
     cw_policy_config_free(&pol);
     cw_tzdb_free(&tz);
@@ -106,7 +107,8 @@ int main(int argc, char **argv)
     ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
     self[sl > 0 ? sl : 0] = '\0';
 
-    printf("offline migrate planning vs the json-c parse floor (median of 3, fresh process each)\n");
+    printf(
+        "offline migrate planning vs the json-c parse floor (median of 3, fresh process each)\n");
     printf("%8s %8s %10s %10s %10s %7s %12s %10s %10s %10s\n", "volumes", "file MB", "parse s",
            "plan s", "cli s", "plan/p", "volumes/s", "parse MiB", "plan MiB", "cli MiB");
     for (int s = 0; s < nsizes; s++) {

@@ -18,8 +18,8 @@
 #include "lib/names.h"
 #include "lib/pool.h"
 
-static const char *crons[] = {"0 */6 * * *", "0 2 * * *", "30 3 * * SUN", "@hourly",
-                              "0 0 * * *", "*/30 * * * *", "15 1 * * 1-5", "0 4 1 * *"};
+static const char *crons[] = {"0 */6 * * *", "0 2 * * *",    "30 3 * * SUN", "@hourly",
+                              "0 0 * * *",   "*/30 * * * *", "15 1 * * 1-5", "0 4 1 * *"};
 static const char *labels[] = {"null", "{}", "{\"tier\":\"gold\"}",
                                "{\"team\":\"payments\",\"tier\":\"gold\"}"};
 
@@ -56,14 +56,15 @@ static void seed_one(void *ud, size_t i)
 {
     seed_ctx *c = ud;
     char buf[4096];
-    int n = snprintf(buf, sizeof(buf),
-                     "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":{"
-                     "\"name\":\"pvc-%06zu\",\"namespace\":\"%s\"},\"spec\":{\"accessMode\":\"rwo\","
-                     "\"dataLocality\":\"disabled\",\"engineImage\":\"longhornio/longhorn-engine:"
-                     "v1.1.2\",\"frontend\":\"blockdev\",\"nodeID\":\"worker-%zu\","
-                     "\"numberOfReplicas\":3,\"size\":\"10737418240\",\"staleReplicaTimeout\":30,"
-                     "\"recurringJobs\":[",
-                     i, c->ns, i % 12);
+    int n =
+        snprintf(buf, sizeof(buf),
+                 "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":{"
+                 "\"name\":\"pvc-%06zu\",\"namespace\":\"%s\"},\"spec\":{\"accessMode\":\"rwo\","
+                 "\"dataLocality\":\"disabled\",\"engineImage\":\"longhornio/longhorn-engine:"
+                 "v1.1.2\",\"frontend\":\"blockdev\",\"nodeID\":\"worker-%zu\","
+                 "\"numberOfReplicas\":3,\"size\":\"10737418240\",\"staleReplicaTimeout\":30,"
+                 "\"recurringJobs\":[",
+                 i, c->ns, i % 12);
     unsigned seed = (unsigned)i * 2654435761u;
     int jobs = (int)(seed >> 8) % 4;
     for (int j = 0; j < jobs; j++) {
@@ -147,7 +148,8 @@ static int baseline(const char *kubeconfig, const char *ns)
             json_object *job = json_object_array_get_idx(jobs, j);
             char rj[CW_NAMES_MAX + 1];
             json_object *l = json_object_object_get(job, "labels");
-            cw_names_job(CW_NAMES_LONGHORN, json_object_get_string(json_object_object_get(job, "task")),
+            cw_names_job(CW_NAMES_LONGHORN,
+                         json_object_get_string(json_object_object_get(job, "task")),
                          json_object_get_int64(json_object_object_get(job, "retain")),
                          json_object_get_string(json_object_object_get(job, "cron")), l, rj, &err);
             if (cw_kube_get(c.kube, &rjs, rj, NULL, &err) == CW_ENOTFOUND) {
@@ -160,7 +162,8 @@ static int baseline(const char *kubeconfig, const char *ns)
                          "\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\"},\"spec\":{\"name\":"
                          "\"%s\",\"task\":%s,\"cron\":%s,\"retain\":%s,\"concurrency\":10,"
                          "\"groups\":[],\"labels\":%s}}",
-                         rj, ns, rj, json_object_to_json_string(json_object_object_get(job, "task")),
+                         rj, ns, rj,
+                         json_object_to_json_string(json_object_object_get(job, "task")),
                          json_object_to_json_string(json_object_object_get(job, "cron")),
                          json_object_to_json_string(json_object_object_get(job, "retain")),
                          strcmp(cw_buf_str(&lj), "null") == 0 ? "{}" : cw_buf_str(&lj));
@@ -192,7 +195,8 @@ static int count_legacy(void *ud, const cw_kube_page *page, cw_error *err)
     (void)err;
     count_ctx *c = ud;
     for (size_t i = 0; i < json_object_array_length(page->items); i++) {
-        json_object *spec = json_object_object_get(json_object_array_get_idx(page->items, i), "spec");
+        json_object *spec =
+            json_object_object_get(json_object_array_get_idx(page->items, i), "spec");
         if (json_object_object_get(spec, "recurringJobs"))
             c->left++;
     }
@@ -215,7 +219,8 @@ static int ns_create(const char *kubeconfig, const char *ns)
 {
     cw_kube_client *k = client(kubeconfig, 1);
     char buf[256];
-    snprintf(buf, sizeof(buf), "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}", ns);
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}", ns);
     json_object *o = json_tokener_parse(buf);
     cw_kube_resource r = {NULL, "v1", "namespaces", NULL};
     cw_error err;
@@ -243,10 +248,13 @@ static void patch_one(void *ud, size_t i)
     json_object *p = NULL;
     int rc;
     if (strcmp(c->kind, "json") == 0) {
-        p = json_tokener_parse("[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"recurring-job.longhorn.io/x\":\"enabled\"}},{\"op\":\"remove\",\"path\":\"/spec/recurringJobs\"}]");
+        p = json_tokener_parse(
+            "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"recurring-job.longhorn.io/"
+            "x\":\"enabled\"}},{\"op\":\"remove\",\"path\":\"/spec/recurringJobs\"}]");
         rc = cw_kube_patch(c->kube, &r, name, CW_KUBE_PATCH_JSON, p, NULL, NULL, &err);
     } else {
-        p = json_tokener_parse("{\"metadata\":{\"labels\":{\"recurring-job.longhorn.io/x\":\"enabled\"}},\"spec\":{\"recurringJobs\":null}}");
+        p = json_tokener_parse("{\"metadata\":{\"labels\":{\"recurring-job.longhorn.io/"
+                               "x\":\"enabled\"}},\"spec\":{\"recurringJobs\":null}}");
         rc = cw_kube_patch(c->kube, &r, name, CW_KUBE_PATCH_MERGE, p, NULL, NULL, &err);
     }
     if (rc != CW_OK)
@@ -265,7 +273,8 @@ int main(int argc, char **argv)
         cw_kube_list(c.kube, &vols, NULL, collect, &b, &err);
         double t0 = cw_bench_now();
         cw_pool_run(json_object_array_length(c.names), 16, patch_one, &c);
-        printf("%s: %zu patches in %.2f s\n", argv[4], json_object_array_length(c.names), cw_bench_now() - t0);
+        printf("%s: %zu patches in %.2f s\n", argv[4], json_object_array_length(c.names),
+               cw_bench_now() - t0);
         return 0;
     }
     if (argc == 5 && strcmp(argv[1], "seed") == 0)
@@ -293,19 +302,34 @@ int main(int argc, char **argv)
             return 1;
         double t0 = cw_bench_now();
         cw_bench_child s1, s2, ours, base;
-        char *sa[] = {self, "seed", kc, nsa, nbuf, NULL}, *sb[] = {self, "seed", kc, nsb, nbuf, NULL};
+        char *sa[] = {self, "seed", kc, nsa, nbuf, NULL},
+             *sb[] = {self, "seed", kc, nsb, nbuf, NULL};
         if (cw_bench_run(sa, 0, &s1) || s1.status || cw_bench_run(sb, 0, &s2) || s2.status) {
             fprintf(stderr, "bench: seeding failed\n");
             return 1;
         }
         double seed_s = cw_bench_now() - t0;
         char bin[] = CW_BENCH_CRONWARDEN;
-        char *oa[] = {bin, "migrate", "--kubeconfig", kc, "--namespace", nsa, "--name-scheme",
-                      "longhorn", "--qps", "0", "--parallel", "16", "--log-level", "warn", NULL};
+        char *oa[] = {bin,
+                      "migrate",
+                      "--kubeconfig",
+                      kc,
+                      "--namespace",
+                      nsa,
+                      "--name-scheme",
+                      "longhorn",
+                      "--qps",
+                      "0",
+                      "--parallel",
+                      "16",
+                      "--log-level",
+                      "warn",
+                      NULL};
         char *ba[] = {self, "baseline", kc, nsb, NULL};
         if (cw_bench_run(oa, 1, &ours) || ours.status > 1 || cw_bench_run(ba, 0, &base) ||
             base.status) {
-            fprintf(stderr, "bench: a run failed (ours %d, baseline %d)\n", ours.status, base.status);
+            fprintf(stderr, "bench: a run failed (ours %d, baseline %d)\n", ours.status,
+                    base.status);
             return 1;
         }
         size_t la = legacy_left(kc, nsa), lb = legacy_left(kc, nsb);

@@ -2,8 +2,8 @@
 #ifndef CW_CMD_H
 #define CW_CMD_H
 
-#define CW_EXIT_OK 0
-#define CW_EXIT_FAIL 1
+#define CW_EXIT_OK    0
+#define CW_EXIT_FAIL  1
 #define CW_EXIT_USAGE 2
 
 int cw_cmd_cron(int argc, char **argv);

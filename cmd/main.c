@@ -11,7 +11,8 @@ typedef struct {
 } subcommand;
 
 static const subcommand commands[] = {
-    {"migrate", cw_cmd_migrate, "turn legacy Longhorn recurringJobs into RecurringJobs and labels (upgrade Job, audits)"},
+    {"migrate", cw_cmd_migrate,
+     "turn legacy Longhorn recurringJobs into RecurringJobs and labels (upgrade Job, audits)"},
     {"webhook", cw_cmd_webhook, "serve the mutating/validating admission webhook"},
     {"controller", cw_cmd_controller, "run the companion controller"},
     {"cron", cw_cmd_cron, "validate cron expressions and print their next fire times"},
@@ -20,13 +21,17 @@ static const subcommand commands[] = {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "Usage: cronwarden <command> [flags]\n\n"
-                 "Keeps Longhorn and Velero backup schedules correct across upgrades and at admission.\n\n"
-                 "Commands:\n");
+    fprintf(
+        out,
+        "Usage: cronwarden <command> [flags]\n\n"
+        "Keeps Longhorn and Velero backup schedules correct across upgrades and at admission.\n\n"
+        "Commands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nRun 'cronwarden <command> --help' for the flags of a command.\n"
-                 "Exit codes: 0 success, 1 failure (see the command), 2 usage or configuration error.\n");
+    fprintf(
+        out,
+        "\nRun 'cronwarden <command> --help' for the flags of a command.\n"
+        "Exit codes: 0 success, 1 failure (see the command), 2 usage or configuration error.\n");
 }
 
 int cw_cmd_usage_error(const char *cmd, const char *msg)

@@ -134,7 +134,8 @@ static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_st
         size_t changed = 0;
         cw_buf_reset(&out);
         if ((rc = cw_load_read(files->items[i], &data, &len, err)) != CW_OK ||
-            (rc = cw_write_transform(p, files->items[i], data, len, &out, &changed, err)) != CW_OK ||
+            (rc = cw_write_transform(p, files->items[i], data, len, &out, &changed, err)) !=
+                CW_OK ||
             (rc = cw_write_atomic(outputs.items[i], cw_buf_str(&out), out.len, err)) != CW_OK)
             goto done;
         free(data);
@@ -149,8 +150,9 @@ static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_st
         cw_buf_printf(&path, "%s/recurringjobs.yaml", o->output_dir) != CW_OK)
         goto done;
     if (njobs && cw_strlist_contains(&outputs, path.data)) {
-        rc = cw_error_set(err, CW_EUSAGE, "an input file maps to %s, which holds the new "
-                                          "RecurringJobs; choose another --output-dir",
+        rc = cw_error_set(err, CW_EUSAGE,
+                          "an input file maps to %s, which holds the new "
+                          "RecurringJobs; choose another --output-dir",
                           path.data);
         goto done;
     }
@@ -263,38 +265,82 @@ int cw_cmd_migrate(int argc, char **argv)
     cw_strlist_init(&o.from_files);
     char *log_level = NULL, *log_format = NULL;
     const cw_opt opts[] = {
-        {"from-file", 'f', CW_OPT_LIST, "PATH", "read manifests instead of the cluster: a file, a directory (recursive) or - for stdin", &o.from_files, NULL, NULL, 0, 0, 0},
-        {"output-dir", 0, CW_OPT_STRING, "DIR", "offline: write migrated manifests (mirroring the input tree) and recurringjobs.yaml here", &o.output_dir, NULL, NULL, 0, 0, 0},
-        {"output", 'o', CW_OPT_ENUM, NULL, "report format on stdout", &o.output, "text", "text|json|yaml", 0, 0, 0},
-        {"report", 0, CW_OPT_STRING, "FILE", "also write the JSON report to FILE", &o.report, NULL, NULL, 0, 0, 0},
-        {"detailed-exitcode", 0, CW_OPT_BOOL, NULL, "exit 3 when changes are pending and nothing failed (audits)", &o.detailed_exitcode, NULL, NULL, 0, 0, 0},
-        {"name-scheme", 0, CW_OPT_ENUM, NULL, "RecurringJob names: xxh32, or longhorn (Longhorn 1.2's FNV names)", &o.name_scheme, "xxh32", "xxh32|longhorn", 0, 0, 0},
-        {"namespace", 'n', CW_OPT_STRING, "NS", "Longhorn namespace (RecurringJobs, ConfigMap, CronJobs, Lease)", &o.namespace, "longhorn-system", NULL, 0, 0, 0},
-        {"default-group", 0, CW_OPT_STRING, "NAME", "group label for volumes left without job labels", &o.default_group, "default", NULL, 0, 0, 0},
-        {"no-default-group", 0, CW_OPT_BOOL, NULL, "never add the default group label", &o.no_default_group, NULL, NULL, 0, 0, 0},
-        {"max-retain", 0, CW_OPT_INT, NULL, "highest retain a job may have (Longhorn's recurring-job-max-retention)", &o.max_retain, "100", NULL, 1, 250, 0},
-        {"kubeconfig", 0, CW_OPT_STRING, "FILE", "online: kubeconfig (default $KUBECONFIG, ~/.kube/config, in-cluster)", &o.kubeconfig, NULL, NULL, 0, 0, 0},
-        {"context", 0, CW_OPT_STRING, "NAME", "online: kubeconfig context", &o.context, NULL, NULL, 0, 0, 0},
-        {"dry-run", 0, CW_OPT_ENUM, NULL, "online: none applies; client plans only; server sends every write with dryRun=All", &o.dry_run, "none", "none|client|server", 0, 0, 0},
-        {"qps", 0, CW_OPT_DOUBLE, NULL, "online: client-side request rate limit", &o.qps, "100", NULL, 0, 0, 0},
-        {"burst", 0, CW_OPT_INT, NULL, "online: request burst above --qps", &o.burst, "200", NULL, 1, 100000, 0},
-        {"parallel", 0, CW_OPT_INT, NULL, "online: concurrent API requests", &o.parallel, "8", NULL, 1, 64, 0},
-        {"page-size", 0, CW_OPT_INT, NULL, "online: LIST page size", &o.page_size, "500", NULL, 1, 10000, 0},
-        {"request-timeout", 0, CW_OPT_DURATION, NULL, "online: timeout of one API request", &o.request_timeout, "30s", NULL, 0, 0, 0},
-        {"wait-for-controller", 0, CW_OPT_BOOL, NULL, "online: wait until Longhorn made each new RecurringJob's CronJob", &o.wait_for_controller, NULL, NULL, 0, 0, 0},
-        {"wait-timeout", 0, CW_OPT_DURATION, NULL, "online: how long to wait for each new RecurringJob to be ready", &o.wait_timeout, "10m", NULL, 0, 0, 0},
-        {"lease-duration", 0, CW_OPT_DURATION, NULL, "online: how long the migration Lease lasts without renewal (a crashed run blocks the next one this long)", &o.lease_duration, "30s", NULL, 0, 0, 0},
-        {"lease-wait", 0, CW_OPT_DURATION, NULL, "online: how long to wait for another run's Lease before giving up", &o.lease_wait, "2m", NULL, 0, 0, 0},
-        {"log-level", 0, CW_OPT_ENUM, NULL, "log level", &log_level, "info", "debug|info|warn|error", 0, 0, 0},
-        {"log-format", 0, CW_OPT_ENUM, NULL, "log format", &log_format, "text", "text|json", 0, 0, 0},
+        {"from-file", 'f', CW_OPT_LIST, "PATH",
+         "read manifests instead of the cluster: a file, a directory (recursive) or - for stdin",
+         &o.from_files, NULL, NULL, 0, 0, 0},
+        {"output-dir", 0, CW_OPT_STRING, "DIR",
+         "offline: write migrated manifests (mirroring the input tree) and recurringjobs.yaml here",
+         &o.output_dir, NULL, NULL, 0, 0, 0},
+        {"output", 'o', CW_OPT_ENUM, NULL, "report format on stdout", &o.output, "text",
+         "text|json|yaml", 0, 0, 0},
+        {"report", 0, CW_OPT_STRING, "FILE", "also write the JSON report to FILE", &o.report, NULL,
+         NULL, 0, 0, 0},
+        {"detailed-exitcode", 0, CW_OPT_BOOL, NULL,
+         "exit 3 when changes are pending and nothing failed (audits)", &o.detailed_exitcode, NULL,
+         NULL, 0, 0, 0},
+        {"name-scheme", 0, CW_OPT_ENUM, NULL,
+         "RecurringJob names: xxh32, or longhorn (Longhorn 1.2's FNV names)", &o.name_scheme,
+         "xxh32", "xxh32|longhorn", 0, 0, 0},
+        {"namespace", 'n', CW_OPT_STRING, "NS",
+         "Longhorn namespace (RecurringJobs, ConfigMap, CronJobs, Lease)", &o.namespace,
+         "longhorn-system", NULL, 0, 0, 0},
+        {"default-group", 0, CW_OPT_STRING, "NAME",
+         "group label for volumes left without job labels", &o.default_group, "default", NULL, 0, 0,
+         0},
+        {"no-default-group", 0, CW_OPT_BOOL, NULL, "never add the default group label",
+         &o.no_default_group, NULL, NULL, 0, 0, 0},
+        {"max-retain", 0, CW_OPT_INT, NULL,
+         "highest retain a job may have (Longhorn's recurring-job-max-retention)", &o.max_retain,
+         "100", NULL, 1, 250, 0},
+        {"kubeconfig", 0, CW_OPT_STRING, "FILE",
+         "online: kubeconfig (default $KUBECONFIG, ~/.kube/config, in-cluster)", &o.kubeconfig,
+         NULL, NULL, 0, 0, 0},
+        {"context", 0, CW_OPT_STRING, "NAME", "online: kubeconfig context", &o.context, NULL, NULL,
+         0, 0, 0},
+        {"dry-run", 0, CW_OPT_ENUM, NULL,
+         "online: none applies; client plans only; server sends every write with dryRun=All",
+         &o.dry_run, "none", "none|client|server", 0, 0, 0},
+        {"qps", 0, CW_OPT_DOUBLE, NULL, "online: client-side request rate limit", &o.qps, "100",
+         NULL, 0, 0, 0},
+        {"burst", 0, CW_OPT_INT, NULL, "online: request burst above --qps", &o.burst, "200", NULL,
+         1, 100000, 0},
+        {"parallel", 0, CW_OPT_INT, NULL, "online: concurrent API requests", &o.parallel, "8", NULL,
+         1, 64, 0},
+        {"page-size", 0, CW_OPT_INT, NULL, "online: LIST page size", &o.page_size, "500", NULL, 1,
+         10000, 0},
+        {"request-timeout", 0, CW_OPT_DURATION, NULL, "online: timeout of one API request",
+         &o.request_timeout, "30s", NULL, 0, 0, 0},
+        {"wait-for-controller", 0, CW_OPT_BOOL, NULL,
+         "online: wait until Longhorn made each new RecurringJob's CronJob", &o.wait_for_controller,
+         NULL, NULL, 0, 0, 0},
+        {"wait-timeout", 0, CW_OPT_DURATION, NULL,
+         "online: how long to wait for each new RecurringJob to be ready", &o.wait_timeout, "10m",
+         NULL, 0, 0, 0},
+        {"lease-duration", 0, CW_OPT_DURATION, NULL,
+         "online: how long the migration Lease lasts without renewal (a crashed run blocks the "
+         "next one this long)",
+         &o.lease_duration, "30s", NULL, 0, 0, 0},
+        {"lease-wait", 0, CW_OPT_DURATION, NULL,
+         "online: how long to wait for another run's Lease before giving up", &o.lease_wait, "2m",
+         NULL, 0, 0, 0},
+        {"log-level", 0, CW_OPT_ENUM, NULL, "log level", &log_level, "info",
+         "debug|info|warn|error", 0, 0, 0},
+        {"log-format", 0, CW_OPT_ENUM, NULL, "log format", &log_format, "text", "text|json", 0, 0,
+         0},
     };
     const cw_cmd_spec spec = {
         "migrate",
         "cronwarden migrate [--from-file PATH... [--output-dir DIR]] [flags]",
         "Turns legacy Longhorn recurringJobs (Volume spec.recurringJobs, StorageClass parameters,\n"
-        "the longhorn-storageclass ConfigMap) into RecurringJob objects and volume labels, deletes\n"
+        "the longhorn-storageclass ConfigMap) into RecurringJob objects and volume labels, "
+        "deletes\n"
         "the legacy per-volume CronJobs, and reports every decision.",
-        opts, sizeof(opts) / sizeof(opts[0]), footer, 1, 0, 0};
+        opts,
+        sizeof(opts) / sizeof(opts[0]),
+        footer,
+        1,
+        0,
+        0};
     cw_error err;
     cw_error_init(&err);
     cw_plan plan;

@@ -54,13 +54,14 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
         fprintf(stderr, "cronwarden migrate: %s\n", err.message);
         goto done;
     }
-    cw_log(CW_LOG_INFO, "migrate starting", CW_LS("server", cfg.server), CW_LS("config", cfg.source),
-           CW_LS("namespace", o->namespace), CW_LS("dry_run", o->dry_run),
-           CW_LS("name_scheme", o->name_scheme));
+    cw_log(CW_LOG_INFO, "migrate starting", CW_LS("server", cfg.server),
+           CW_LS("config", cfg.source), CW_LS("namespace", o->namespace),
+           CW_LS("dry_run", o->dry_run), CW_LS("name_scheme", o->name_scheme));
 
     cw_apply a;
-    cw_apply_config ac = {o->namespace, (long)o->page_size, (size_t)o->parallel, server_dry,
-                          client_only, o->wait_for_controller, o->wait_timeout, NULL, &progress};
+    cw_apply_config ac = {o->namespace, (long)o->page_size,     (size_t)o->parallel, server_dry,
+                          client_only,  o->wait_for_controller, o->wait_timeout,     NULL,
+                          &progress};
     if (cw_apply_discover(&a, kube, &ac, &err) != CW_OK) {
         fprintf(stderr, "cronwarden migrate: %s\n", err.message);
         code = setup_exit(&err);
@@ -102,8 +103,9 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
     code = cw_report_exit_code(&s, o->detailed_exitcode);
     cw_kube_stats st;
     cw_kube_client_stats(kube, &st);
-    cw_log(CW_LOG_INFO, "migrate finished", CW_LI("exit_code", code), CW_LI("requests", st.requests),
-           CW_LI("retries", st.retries), CW_LI("connections", st.connects));
+    cw_log(CW_LOG_INFO, "migrate finished", CW_LI("exit_code", code),
+           CW_LI("requests", st.requests), CW_LI("retries", st.retries),
+           CW_LI("connections", st.connects));
     goto done;
 fail:
     fprintf(stderr, "cronwarden migrate: %s\n", err.message);

@@ -52,16 +52,27 @@ int cw_error_prefix(cw_error *err, const char *fmt, ...)
 const char *cw_error_code_name(int code)
 {
     switch (code) {
-    case CW_OK: return "ok";
-    case CW_EINVAL: return "invalid";
-    case CW_ENOMEM: return "out of memory";
-    case CW_EIO: return "i/o error";
-    case CW_ENOTFOUND: return "not found";
-    case CW_ECONFLICT: return "conflict";
-    case CW_EHTTP: return "api error";
-    case CW_ETRANSPORT: return "transport error";
-    case CW_EUSAGE: return "usage error";
-    case CW_ELIMIT: return "limit exceeded";
-    default: return "error";
+    case CW_OK:
+        return "ok";
+    case CW_EINVAL:
+        return "invalid";
+    case CW_ENOMEM:
+        return "out of memory";
+    case CW_EIO:
+        return "i/o error";
+    case CW_ENOTFOUND:
+        return "not found";
+    case CW_ECONFLICT:
+        return "conflict";
+    case CW_EHTTP:
+        return "api error";
+    case CW_ETRANSPORT:
+        return "transport error";
+    case CW_EUSAGE:
+        return "usage error";
+    case CW_ELIMIT:
+        return "limit exceeded";
+    default:
+        return "error";
     }
 }

@@ -6,15 +6,15 @@
 
 enum {
     CW_OK = 0,
-    CW_EINVAL = -1,    /* the input is wrong (bad cron, bad field type, bad flag value) */
-    CW_ENOMEM = -2,    /* allocation failed */
-    CW_EIO = -3,       /* file or socket I/O failed */
-    CW_ENOTFOUND = -4, /* the object or file does not exist */
-    CW_ECONFLICT = -5, /* optimistic concurrency or naming conflict */
-    CW_EHTTP = -6,     /* the API server answered with an error Status */
-    CW_ETRANSPORT = -7,/* the request did not complete (connect, TLS, timeout) */
-    CW_EUSAGE = -8,    /* command-line misuse */
-    CW_ELIMIT = -9,    /* a size, depth or count limit was exceeded */
+    CW_EINVAL = -1,     /* the input is wrong (bad cron, bad field type, bad flag value) */
+    CW_ENOMEM = -2,     /* allocation failed */
+    CW_EIO = -3,        /* file or socket I/O failed */
+    CW_ENOTFOUND = -4,  /* the object or file does not exist */
+    CW_ECONFLICT = -5,  /* optimistic concurrency or naming conflict */
+    CW_EHTTP = -6,      /* the API server answered with an error Status */
+    CW_ETRANSPORT = -7, /* the request did not complete (connect, TLS, timeout) */
+    CW_EUSAGE = -8,     /* command-line misuse */
+    CW_ELIMIT = -9,     /* a size, depth or count limit was exceeded */
 };
 
 typedef struct cw_error {

@@ -14,7 +14,7 @@
 typedef struct {
     char name[64];
     char action[256];
-    long at;        /* kill@N: the hit that kills */
+    long at; /* kill@N: the hit that kills */
     atomic_long hits;
 } point;
 

@@ -7,13 +7,20 @@
 const char *cw_json_type_name(json_object *o)
 {
     switch (json_object_get_type(o)) {
-    case json_type_null: return "null";
-    case json_type_boolean: return "boolean";
-    case json_type_double: return "number";
-    case json_type_int: return "integer";
-    case json_type_object: return "object";
-    case json_type_array: return "array";
-    case json_type_string: return "string";
+    case json_type_null:
+        return "null";
+    case json_type_boolean:
+        return "boolean";
+    case json_type_double:
+        return "number";
+    case json_type_int:
+        return "integer";
+    case json_type_object:
+        return "object";
+    case json_type_array:
+        return "array";
+    case json_type_string:
+        return "string";
     }
     return "unknown";
 }
@@ -175,6 +182,6 @@ int cw_json_copy(json_object *src, json_object **out)
 
 const char *cw_json_compact(json_object *o)
 {
-    return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
+    return json_object_to_json_string_ext(o,
+                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }

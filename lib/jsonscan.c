@@ -153,8 +153,7 @@ done:
     return rc;
 }
 
-int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out,
-                       cw_error *err)
+int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out, cw_error *err)
 {
     size_t bad = 0;
     const char *why = NULL;
@@ -189,7 +188,8 @@ static int collect_items(cw_jsonscan *s, const char *data, size_t i, size_t len,
     for (;;) {
         i = skip_ws(data, i, len);
         if (i >= len)
-            return fail_at(data, len, err, "unexpected end of JSON input (unterminated items array)");
+            return fail_at(data, len, err,
+                           "unexpected end of JSON input (unterminated items array)");
         if (data[i] == ']') {
             *after = i + 1;
             return CW_OK;

@@ -14,11 +14,11 @@ typedef struct cw_jsonscan_span {
 } cw_jsonscan_span;
 
 typedef struct cw_jsonscan {
-    int is_list;              /* top level is an object with an "items" array, or an array */
-    size_t items_start;       /* offset of '[' of the items array */
-    size_t items_end;         /* offset just after the matching ']' */
-    json_object *envelope;    /* the top level with "items" emptied (NULL for a bare array) */
-    cw_jsonscan_span *spans;  /* every element, in order (one pass over the text) */
+    int is_list;             /* top level is an object with an "items" array, or an array */
+    size_t items_start;      /* offset of '[' of the items array */
+    size_t items_end;        /* offset just after the matching ']' */
+    json_object *envelope;   /* the top level with "items" emptied (NULL for a bare array) */
+    cw_jsonscan_span *spans; /* every element, in order (one pass over the text) */
     size_t nspans, capspans;
 } cw_jsonscan;
 

@@ -83,7 +83,8 @@ static void text_value(cw_buf *b, const char *s)
 static void json_string(cw_buf *b, const char *s)
 {
     json_object *o = json_object_new_string(s);
-    cw_buf_puts(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+    cw_buf_puts(b, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
 }
 

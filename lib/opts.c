@@ -103,8 +103,8 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
     case CW_OPT_STRING:
     case CW_OPT_ENUM: {
         if (o->type == CW_OPT_ENUM && !enum_ok(o->choices, v))
-            return cw_error_set(err, CW_EUSAGE, "%sinvalid value '%s' for --%s (choose %s)",
-                                source, v, o->name, o->choices);
+            return cw_error_set(err, CW_EUSAGE, "%sinvalid value '%s' for --%s (choose %s)", source,
+                                v, o->name, o->choices);
         char *copy = strdup(v);
         if (!copy)
             return cw_error_set(err, CW_ENOMEM, "out of memory");
@@ -236,7 +236,8 @@ static int apply_config_file(const cw_cmd_spec *spec, const char *path, cw_error
             rc = cw_error_set(err, CW_EUSAGE, "%s'%s' must be a scalar", source, key);
             goto done;
         }
-        rc = set_value(o, json_object_is_type(val, json_type_null) ? "" : json_object_get_string(val),
+        rc = set_value(o,
+                       json_object_is_type(val, json_type_null) ? "" : json_object_get_string(val),
                        source_name, err);
         if (rc != CW_OK)
             goto done;
@@ -381,7 +382,8 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
         goto done;
     }
     if (spec->max_args >= 0 && npos > spec->max_args) {
-        rc = cw_error_set(err, CW_EUSAGE, "unexpected argument '%s'", argv[optind + spec->max_args]);
+        rc =
+            cw_error_set(err, CW_EUSAGE, "unexpected argument '%s'", argv[optind + spec->max_args]);
         goto done;
     }
     for (int i = optind; i < argc && args; i++)
@@ -401,12 +403,18 @@ static const char *type_metavar(const cw_opt *o)
     if (o->metavar)
         return o->metavar;
     switch (o->type) {
-    case CW_OPT_INT: return "N";
-    case CW_OPT_DOUBLE: return "NUM";
-    case CW_OPT_DURATION: return "DURATION";
-    case CW_OPT_ENUM: return o->choices;
-    case CW_OPT_BOOL: return NULL;
-    default: return "VALUE";
+    case CW_OPT_INT:
+        return "N";
+    case CW_OPT_DOUBLE:
+        return "NUM";
+    case CW_OPT_DURATION:
+        return "DURATION";
+    case CW_OPT_ENUM:
+        return o->choices;
+    case CW_OPT_BOOL:
+        return NULL;
+    default:
+        return "VALUE";
     }
 }
 
@@ -437,8 +445,9 @@ void cw_opts_help(const cw_cmd_spec *spec, FILE *out)
     for (size_t i = 0; i < spec->nopts; i++)
         any_env |= !spec->opts[i].no_env;
     if (any_env)
-        fprintf(out, "\nEvery flag can also be set with CRONWARDEN_<FLAG> (upper case, '-' as '_')%s;\n"
-                     "flags win over the environment%s.\n",
+        fprintf(out,
+                "\nEvery flag can also be set with CRONWARDEN_<FLAG> (upper case, '-' as '_')%s;\n"
+                "flags win over the environment%s.\n",
                 spec->config_file ? " or in the --config file" : "",
                 spec->config_file ? ", the environment over the file" : "");
     if (spec->footer)

@@ -10,18 +10,18 @@
 #include "lib/strlist.h"
 
 typedef enum {
-    CW_OPT_STRING, /* target: char ** (owned, freed by cw_opts_free) */
-    CW_OPT_INT,    /* target: long long *, bounded by min/max */
-    CW_OPT_DOUBLE, /* target: double * */
-    CW_OPT_BOOL,   /* target: int *; "--flag", "--flag=true|false" */
-    CW_OPT_ENUM,   /* target: char ** ; value must be one of `choices` ("text|json") */
-    CW_OPT_LIST,   /* target: cw_strlist *; repeatable; flags replace env/file values */
+    CW_OPT_STRING,  /* target: char ** (owned, freed by cw_opts_free) */
+    CW_OPT_INT,     /* target: long long *, bounded by min/max */
+    CW_OPT_DOUBLE,  /* target: double * */
+    CW_OPT_BOOL,    /* target: int *; "--flag", "--flag=true|false" */
+    CW_OPT_ENUM,    /* target: char ** ; value must be one of `choices` ("text|json") */
+    CW_OPT_LIST,    /* target: cw_strlist *; repeatable; flags replace env/file values */
     CW_OPT_DURATION /* target: double * seconds; "90s", "10m", "1h30m", "500ms" or plain seconds */
 } cw_opt_type;
 
 typedef struct cw_opt {
-    const char *name;  /* long flag without dashes, also the config-file key */
-    char short_name;   /* 0 when none */
+    const char *name; /* long flag without dashes, also the config-file key */
+    char short_name;  /* 0 when none */
     cw_opt_type type;
     const char *metavar;
     const char *help;
@@ -38,8 +38,8 @@ typedef struct cw_cmd_spec {
     const char *summary;  /* one paragraph */
     const cw_opt *opts;
     size_t nopts;
-    const char *footer; /* exit codes, examples */
-    int config_file;    /* 1: accept --config FILE */
+    const char *footer;     /* exit codes, examples */
+    int config_file;        /* 1: accept --config FILE */
     int min_args, max_args; /* positional argument count (max -1: unlimited) */
 } cw_cmd_spec;
 

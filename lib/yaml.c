@@ -47,7 +47,8 @@ static int in_list(const char *s, const char *const *list)
     return 0;
 }
 
-/* strconv.ParseInt/ParseUint with base 0 (prefixes 0x 0o 0b and leading-0 octal), no underscores. */
+/* strconv.ParseInt/ParseUint with base 0 (prefixes 0x 0o 0b and leading-0 octal), no underscores.
+ */
 static int parse_go_int(const char *s, int allow_sign, int *neg, uint64_t *mag)
 {
     const char *p = s;
@@ -162,14 +163,14 @@ static int json_number_syntax(const char *s)
 
 static void resolve_plain(const char *s, resolved *r)
 {
-    static const char *const yes[] = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE",
-                                      "on", "On", "ON", NULL};
-    static const char *const no[] = {"n", "N", "no", "No", "NO", "false", "False", "FALSE",
-                                     "off", "Off", "OFF", NULL};
+    static const char *const yes[] = {"y",    "Y",    "yes", "Yes", "YES", "true",
+                                      "True", "TRUE", "on",  "On",  "ON",  NULL};
+    static const char *const no[] = {"n",     "N",     "no",  "No",  "NO",  "false",
+                                     "False", "FALSE", "off", "Off", "OFF", NULL};
     static const char *const nul[] = {"", "~", "null", "Null", "NULL", NULL};
-    static const char *const special[] = {".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
-                                          "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
-                                          NULL};
+    static const char *const special[] = {".nan",  ".NaN",  ".NAN",  ".inf",  ".Inf",
+                                          ".INF",  "+.inf", "+.Inf", "+.INF", "-.inf",
+                                          "-.Inf", "-.INF", NULL};
     r->kind = R_STRING;
     if (in_list(s, nul)) {
         r->kind = R_NULL;
@@ -373,8 +374,7 @@ static int place(parse_ctx *c, json_object *v, const char *anchor_name, size_t n
 static int expecting_key(parse_ctx *c)
 {
     frame *f = top(c);
-    return f && json_object_is_type(f->container, json_type_object) && !f->key &&
-           !f->merge_pending;
+    return f && json_object_is_type(f->container, json_type_object) && !f->key && !f->merge_pending;
 }
 
 static int count_node(parse_ctx *c, size_t n)
@@ -393,8 +393,8 @@ static int scalar_value(parse_ctx *c, const yaml_event_t *ev, json_object **out)
     const char *tag = (const char *)ev->data.scalar.tag;
     int plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     *out = NULL;
-    if ((tag && strcmp(tag, STR_TAG) == 0) || (tag && strcmp(tag, "!") == 0) ||
-        (!plain && !tag) || memchr(s, '\0', n)) {
+    if ((tag && strcmp(tag, STR_TAG) == 0) || (tag && strcmp(tag, "!") == 0) || (!plain && !tag) ||
+        memchr(s, '\0', n)) {
         *out = json_object_new_string_len(s, (int)n);
         return *out ? CW_OK : cw_error_set(c->err, CW_ENOMEM, "out of memory");
     }
@@ -406,23 +406,35 @@ static int scalar_value(parse_ctx *c, const yaml_event_t *ev, json_object **out)
                  (strcmp(want, "float") == 0 &&
                   (r.kind == R_FLOAT || r.kind == R_INT || r.kind == R_UINT)) ||
                  (strcmp(want, "bool") == 0 && r.kind == R_BOOL) ||
-                 (strcmp(want, "null") == 0 && r.kind == R_NULL) ||
-                 strcmp(want, "binary") == 0 || strcmp(want, "timestamp") == 0;
+                 (strcmp(want, "null") == 0 && r.kind == R_NULL) || strcmp(want, "binary") == 0 ||
+                 strcmp(want, "timestamp") == 0;
         if (!ok)
             return at(c, CW_EINVAL, "cannot decode '%s' with the given tag", s);
         if (strcmp(want, "binary") == 0 || strcmp(want, "timestamp") == 0)
             r.kind = R_STRING;
     }
     switch (r.kind) {
-    case R_STRING: *out = json_object_new_string_len(s, (int)n); break;
-    case R_NULL: *out = NULL; return CW_OK;
-    case R_BOOL: *out = json_object_new_boolean(r.b); break;
-    case R_INT: *out = json_object_new_int64(r.i); break;
-    case R_UINT: *out = json_object_new_uint64(r.u); break;
-    case R_FLOAT:
-        *out = json_number_syntax(s) ? json_object_new_double_s(r.d, s) : json_object_new_double(r.d);
+    case R_STRING:
+        *out = json_object_new_string_len(s, (int)n);
         break;
-    case R_BADFLOAT: return at(c, CW_EINVAL, "value '%s' cannot be represented in JSON", s);
+    case R_NULL:
+        *out = NULL;
+        return CW_OK;
+    case R_BOOL:
+        *out = json_object_new_boolean(r.b);
+        break;
+    case R_INT:
+        *out = json_object_new_int64(r.i);
+        break;
+    case R_UINT:
+        *out = json_object_new_uint64(r.u);
+        break;
+    case R_FLOAT:
+        *out =
+            json_number_syntax(s) ? json_object_new_double_s(r.d, s) : json_object_new_double(r.d);
+        break;
+    case R_BADFLOAT:
+        return at(c, CW_EINVAL, "value '%s' cannot be represented in JSON", s);
     }
     return *out ? CW_OK : cw_error_set(c->err, CW_ENOMEM, "out of memory");
 }
@@ -495,9 +507,14 @@ static int on_start(parse_ctx *c, const yaml_event_t *ev, int mapping)
         c->stack = p;
         c->cap = cap;
     }
-    const yaml_char_t *anc = mapping ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
-    frame f = {mapping ? json_object_new_object() : json_object_new_array(), NULL, c->nodes,
-               anc ? strdup((const char *)anc) : NULL, 0, NULL};
+    const yaml_char_t *anc =
+        mapping ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
+    frame f = {mapping ? json_object_new_object() : json_object_new_array(),
+               NULL,
+               c->nodes,
+               anc ? strdup((const char *)anc) : NULL,
+               0,
+               NULL};
     if (!f.container || (anc && !f.anchor_name)) {
         json_object_put(f.container);
         free(f.anchor_name);
@@ -617,13 +634,24 @@ int cw_yaml_parse(const char *data, size_t len, const cw_yaml_limits *limits, cw
             }
             c.root = NULL;
             break;
-        case YAML_SCALAR_EVENT: rc = on_scalar(&c, &ev); break;
-        case YAML_ALIAS_EVENT: rc = on_alias(&c, &ev); break;
-        case YAML_MAPPING_START_EVENT: rc = on_start(&c, &ev, 1); break;
-        case YAML_SEQUENCE_START_EVENT: rc = on_start(&c, &ev, 0); break;
+        case YAML_SCALAR_EVENT:
+            rc = on_scalar(&c, &ev);
+            break;
+        case YAML_ALIAS_EVENT:
+            rc = on_alias(&c, &ev);
+            break;
+        case YAML_MAPPING_START_EVENT:
+            rc = on_start(&c, &ev, 1);
+            break;
+        case YAML_SEQUENCE_START_EVENT:
+            rc = on_start(&c, &ev, 0);
+            break;
         case YAML_MAPPING_END_EVENT:
-        case YAML_SEQUENCE_END_EVENT: rc = on_end(&c); break;
-        default: break;
+        case YAML_SEQUENCE_END_EVENT:
+            rc = on_end(&c);
+            break;
+        default:
+            break;
         }
         int done_stream = ev.type == YAML_STREAM_END_EVENT;
         yaml_event_delete(&ev);
@@ -725,8 +753,8 @@ static int emit_scalar(yaml_emitter_t *em, const char *s, size_t n, int quoted, 
     yaml_scalar_style_t style = literal  ? YAML_LITERAL_SCALAR_STYLE
                                 : quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
                                          : YAML_ANY_SCALAR_STYLE;
-    if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)n, !quoted && !literal, 1,
-                                      style))
+    if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)n,
+                                      !quoted && !literal, 1, style))
         return CW_ENOMEM;
     return yaml_emitter_emit(em, &ev) ? CW_OK : CW_EINVAL;
 }
@@ -742,8 +770,10 @@ static int emit_value(yaml_emitter_t *em, json_object *v)
     yaml_event_t ev;
     int rc;
     switch (json_object_get_type(v)) {
-    case json_type_null: return emit_scalar(em, "null", 4, 0, 0);
-    case json_type_string: return emit_string(em, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+    case json_type_null:
+        return emit_scalar(em, "null", 4, 0, 0);
+    case json_type_string:
+        return emit_string(em, json_object_get_string(v), (size_t)json_object_get_string_len(v));
     case json_type_boolean:
     case json_type_int:
     case json_type_double: {
@@ -756,7 +786,8 @@ static int emit_value(yaml_emitter_t *em, json_object *v)
             return CW_EINVAL;
         json_object_object_foreach(v, k, val)
         {
-            if ((rc = emit_string(em, k, strlen(k))) != CW_OK || (rc = emit_value(em, val)) != CW_OK)
+            if ((rc = emit_string(em, k, strlen(k))) != CW_OK ||
+                (rc = emit_value(em, val)) != CW_OK)
                 return rc;
         }
         if (!yaml_mapping_end_event_initialize(&ev) || !yaml_emitter_emit(em, &ev))
@@ -787,7 +818,8 @@ int cw_yaml_emit(json_object *value, cw_buf *out, cw_error *err)
     yaml_emitter_set_unicode(&em, 1);
     yaml_emitter_set_width(&em, -1);
     yaml_emitter_set_indent(&em, 2);
-    if (!yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) || !yaml_emitter_emit(&em, &ev) ||
+    if (!yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING) ||
+        !yaml_emitter_emit(&em, &ev) ||
         !yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1) ||
         !yaml_emitter_emit(&em, &ev)) {
         rc = CW_EINVAL;

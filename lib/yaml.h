@@ -30,7 +30,8 @@ typedef struct cw_yaml_limits {
 void cw_yaml_docs_init(cw_yaml_docs *docs);
 void cw_yaml_docs_free(cw_yaml_docs *docs);
 
-/* Parses every document of `data`. Errors read "line L, column C: <problem>". limits may be NULL. */
+/* Parses every document of `data`. Errors read "line L, column C: <problem>". limits may be NULL.
+ */
 int cw_yaml_parse(const char *data, size_t len, const cw_yaml_limits *limits, cw_yaml_docs *out,
                   cw_error *err);
 /* Reads and parses a file; errors are prefixed with the path. */

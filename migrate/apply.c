@@ -59,7 +59,8 @@ static void create_job(void *ud, size_t k)
     cw_kube_write_opts w;
     cw_apply_write_opts(a, &w);
     if (stopped(a)) {
-        cw_plan_set_result(&j->result, &j->result_msg, CW_RES_FAILED, "stopped: the lease was lost");
+        cw_plan_set_result(&j->result, &j->result_msg, CW_RES_FAILED,
+                           "stopped: the lease was lost");
         goto done;
     }
     int rc = cw_plan_job_object(c->p, c->jobs[k], &obj, &err);
@@ -120,7 +121,8 @@ static void wait_job(void *ud, size_t k)
         cw_error err;
         cw_error_init(&err);
         ready = cw_kube_get(a->kube, &r, j->name, NULL, &err) == CW_OK &&
-                (!a->cfg.wait_for_controller || cw_kube_get(a->kube, &cj, cronjob, NULL, &err) == CW_OK);
+                (!a->cfg.wait_for_controller ||
+                 cw_kube_get(a->kube, &cj, cronjob, NULL, &err) == CW_OK);
         if (ready || mono() >= deadline)
             break;
         usleep(500 * 1000);
@@ -277,7 +279,9 @@ static void patch_volume(void *ud, size_t k)
         if (fresh.action != CW_ACT_MIGRATE || cw_apply_missing_job(c->p, &fresh)) {
             char why[1200];
             snprintf(why, sizeof(why), "changed meanwhile: %s",
-                     fresh.reason ? fresh.reason : "needs a RecurringJob this run did not create; run migrate again");
+                     fresh.reason
+                         ? fresh.reason
+                         : "needs a RecurringJob this run did not create; run migrate again");
             cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED, why);
             break;
         }
@@ -395,7 +399,8 @@ static void delete_cronjob(void *ud, size_t k)
         cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_SKIPPED,
                            "its volume was not migrated in this run");
     } else if (stopped(a)) {
-        cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED, "stopped: the lease was lost");
+        cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED,
+                           "stopped: the lease was lost");
     } else {
         int rc = cw_kube_delete(a->kube, &r, cj->name, &d, NULL, &err);
         cw_failpoint("cronjob-deleted");

@@ -34,8 +34,7 @@ typedef struct cw_apply {
 } cw_apply;
 
 /* Discovery: which versions the cluster serves. Errors name what is missing. */
-int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg,
-                      cw_error *err);
+int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg, cw_error *err);
 /* Restores or finishes StorageClasses a crashed run left in the backup ConfigMap. */
 int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err);
 /* Lists everything the planner needs into p (which must be fresh) and finishes the plan. */

@@ -22,8 +22,8 @@ static int serves(cw_kube_client *kube, const char *group, const char *version,
 }
 
 /* The preferred version that serves `resource`, else the first served one that does. */
-static int pick_version(cw_kube_client *kube, const char *group, const char *resource,
-                        char *out, size_t outlen, cw_error *err)
+static int pick_version(cw_kube_client *kube, const char *group, const char *resource, char *out,
+                        size_t outlen, cw_error *err)
 {
     cw_kube_group g;
     cw_kube_group_init(&g);
@@ -46,8 +46,7 @@ done:
     return rc;
 }
 
-int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg,
-                      cw_error *err)
+int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg, cw_error *err)
 {
     memset(a, 0, sizeof(*a));
     a->cfg = *cfg;

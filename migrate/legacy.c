@@ -19,8 +19,7 @@ void cw_legacy_jobs_free(cw_legacy_jobs *l)
     cw_legacy_jobs_init(l);
 }
 
-int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *out,
-                           cw_error *err)
+int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *out, cw_error *err)
 {
     size_t n = json_object_array_length(arr);
     out->present = 1;
@@ -48,8 +47,8 @@ int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *
             json_object_object_foreach(job->labels, k, v)
             {
                 if (!json_object_is_type(v, json_type_string))
-                    return cw_error_set(err, CW_EINVAL, "%s.labels.%s: expected string, got %s",
-                                        at, k, cw_json_type_name(v));
+                    return cw_error_set(err, CW_EINVAL, "%s.labels.%s: expected string, got %s", at,
+                                        k, cw_json_type_name(v));
             }
         }
         out->len++;

@@ -28,8 +28,7 @@ void cw_legacy_jobs_free(cw_legacy_jobs *l);
 
 /* Decodes `arr` (a JSON array of job objects) found at `where` (for messages). Wrong types fail
  * with CW_EINVAL: "spec.recurringJobs[2].retain: expected integer, got string". */
-int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *out,
-                           cw_error *err);
+int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *out, cw_error *err);
 /* Volume: spec.recurringJobs. */
 int cw_legacy_decode_volume(json_object *vol, cw_legacy_jobs *out, cw_error *err);
 /* StorageClass: parameters.recurringJobs (JSON text). */

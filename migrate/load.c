@@ -14,8 +14,8 @@
 static int has_manifest_ext(const char *name)
 {
     const char *dot = strrchr(name, '.');
-    return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 ||
-                   strcmp(dot, ".json") == 0);
+    return dot &&
+           (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".json") == 0);
 }
 
 static int walk(const char *dir, cw_strlist *files, int depth, cw_error *err)
@@ -182,8 +182,8 @@ static int item_unit(const char *path, const char *data, size_t index, size_t st
     return obj ? fn(ud, &u, err) : CW_OK;
 }
 
-static int load_items(const char *path, const char *data, const cw_jsonscan *scan,
-                            cw_load_fn fn, void *ud, cw_error *err)
+static int load_items(const char *path, const char *data, const cw_jsonscan *scan, cw_load_fn fn,
+                      void *ud, cw_error *err)
 {
     size_t line_off = 0, line = 1;
     for (size_t i = 0; i < scan->nspans; i++) {

@@ -17,15 +17,24 @@
 const char *cw_plan_action_name(cw_plan_action a)
 {
     switch (a) {
-    case CW_ACT_NONE: return "none";
-    case CW_ACT_CREATE: return "create";
-    case CW_ACT_EXISTS: return "exists";
-    case CW_ACT_MIGRATE: return "migrate";
-    case CW_ACT_DELETE: return "delete";
-    case CW_ACT_KEEP: return "keep";
-    case CW_ACT_INVALID: return "invalid";
-    case CW_ACT_CONFLICT: return "conflict";
-    case CW_ACT_UNUSED: return "unused";
+    case CW_ACT_NONE:
+        return "none";
+    case CW_ACT_CREATE:
+        return "create";
+    case CW_ACT_EXISTS:
+        return "exists";
+    case CW_ACT_MIGRATE:
+        return "migrate";
+    case CW_ACT_DELETE:
+        return "delete";
+    case CW_ACT_KEEP:
+        return "keep";
+    case CW_ACT_INVALID:
+        return "invalid";
+    case CW_ACT_CONFLICT:
+        return "conflict";
+    case CW_ACT_UNUSED:
+        return "unused";
     }
     return "unknown";
 }
@@ -33,11 +42,16 @@ const char *cw_plan_action_name(cw_plan_action a)
 const char *cw_plan_result_name(cw_plan_result r)
 {
     switch (r) {
-    case CW_RES_PENDING: return "pending";
-    case CW_RES_DONE: return "done";
-    case CW_RES_DRYRUN: return "dry-run";
-    case CW_RES_FAILED: return "failed";
-    case CW_RES_SKIPPED: return "skipped";
+    case CW_RES_PENDING:
+        return "pending";
+    case CW_RES_DONE:
+        return "done";
+    case CW_RES_DRYRUN:
+        return "dry-run";
+    case CW_RES_FAILED:
+        return "failed";
+    case CW_RES_SKIPPED:
+        return "skipped";
     }
     return "unknown";
 }
@@ -203,12 +217,18 @@ static obj_kind classify(const cw_plan *p, json_object *obj, const char **api_ve
 static const char *kind_name(obj_kind k)
 {
     switch (k) {
-    case K_VOLUME: return "Volume";
-    case K_STORAGECLASS: return "StorageClass";
-    case K_CONFIGMAP: return "ConfigMap";
-    case K_RECURRINGJOB: return "RecurringJob";
-    case K_CRONJOB: return "CronJob";
-    default: return "object";
+    case K_VOLUME:
+        return "Volume";
+    case K_STORAGECLASS:
+        return "StorageClass";
+    case K_CONFIGMAP:
+        return "ConfigMap";
+    case K_RECURRINGJOB:
+        return "RecurringJob";
+    case K_CRONJOB:
+        return "CronJob";
+    default:
+        return "object";
     }
 }
 
@@ -265,9 +285,9 @@ static int judge_job(const cw_plan *p, cw_plan_job *j, cw_error *err)
         json_object *op = json_object_array_get_idx(d.patch, i);
         const char *path = cw_json_path_string(op, "path");
         if (path && strcmp(path, "/spec/retain") == 0 &&
-            cw_strlist_addf(&why, "retain: %" PRId64 " would be changed to %s by defaulting (task %s)",
-                            j->retain, cw_json_compact(cw_json_member(op, "value")),
-                            j->task) != CW_OK)
+            cw_strlist_addf(
+                &why, "retain: %" PRId64 " would be changed to %s by defaulting (task %s)",
+                j->retain, cw_json_compact(cw_json_member(op, "value")), j->task) != CW_OK)
             goto nomem;
     }
     if (why.len && !(j->invalid = cw_strlist_join(&why, "; ")))
@@ -398,10 +418,11 @@ static int read_selector(json_object *sc, cw_plan_item *it)
         const char *name = cw_json_path_string(e, "name");
         json_object *g = cw_json_member(e, "isGroup");
         if (!name || (g && !json_object_is_type(g, json_type_boolean))) {
-            rc = cw_strlist_addf(&it->problems,
-                                 "parameters.recurringJobSelector[%zu]: expected {\"name\": string, "
-                                 "\"isGroup\": bool}",
-                                 i);
+            rc =
+                cw_strlist_addf(&it->problems,
+                                "parameters.recurringJobSelector[%zu]: expected {\"name\": string, "
+                                "\"isGroup\": bool}",
+                                i);
             goto done;
         }
         if ((rc = cw_strlist_addf(&it->present, "%s\x1f%d", name,
@@ -586,8 +607,7 @@ static int add_existing_job(cw_plan *p, json_object *obj, const char *av, cw_err
         return CW_OK;
     if ((rc = cw_json_opt_object(obj, "", "spec", &spec, err)) != CW_OK)
         return rc;
-    if (!p->cfg.rj_api_version &&
-        (!p->rj_api_version || strcmp(av, p->rj_api_version) > 0)) {
+    if (!p->cfg.rj_api_version && (!p->rj_api_version || strcmp(av, p->rj_api_version) > 0)) {
         free(p->rj_api_version);
         if (!(p->rj_api_version = strdup(av)))
             return oom(err);
@@ -616,8 +636,8 @@ static int add_cronjob(cw_plan *p, json_object *obj, const char *av, const char 
     p->ncronjobs++;
     c->namespace = strdup(ns ? ns : "");
     c->name = strdup(name);
-    c->volume = strdup(cw_json_path_string(cw_json_path(obj, "metadata.labels"),
-                                           CW_LEGACY_CRONJOB_LABEL));
+    c->volume =
+        strdup(cw_json_path_string(cw_json_path(obj, "metadata.labels"), CW_LEGACY_CRONJOB_LABEL));
     c->api_version = strdup(av);
     c->source = strdup(source ? source : "");
     if (!c->namespace || !c->name || !c->volume || !c->api_version || !c->source)
@@ -633,18 +653,21 @@ int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err)
     obj_kind k = classify(p, obj, &av);
     switch (k) {
     case K_VOLUME:
-        if (!p->cfg.rj_api_version &&
-            (!p->rj_api_version || strcmp(av, p->rj_api_version) > 0)) {
+        if (!p->cfg.rj_api_version && (!p->rj_api_version || strcmp(av, p->rj_api_version) > 0)) {
             free(p->rj_api_version);
             if (!(p->rj_api_version = strdup(av)))
                 return oom(err);
         }
         /* fallthrough */
     case K_STORAGECLASS:
-    case K_CONFIGMAP: return add_item(p, obj, k, av, source, err);
-    case K_RECURRINGJOB: return add_existing_job(p, obj, av, err);
-    case K_CRONJOB: return add_cronjob(p, obj, av, source, err);
-    case K_OTHER: return CW_OK;
+    case K_CONFIGMAP:
+        return add_item(p, obj, k, av, source, err);
+    case K_RECURRINGJOB:
+        return add_existing_job(p, obj, av, err);
+    case K_CRONJOB:
+        return add_cronjob(p, obj, av, source, err);
+    case K_OTHER:
+        return CW_OK;
     }
     return CW_OK;
 }
@@ -659,9 +682,9 @@ int cw_plan_job_object(const cw_plan *p, size_t idx, json_object **out, cw_error
     *out = NULL;
     if (!o || !meta || !spec || cw_json_copy(j->labels, &labels) != CW_OK)
         goto nomem;
-    json_object_object_add(o, "apiVersion",
-                           json_object_new_string(p->rj_api_version ? p->rj_api_version
-                                                                    : "longhorn.io/v1beta1"));
+    json_object_object_add(
+        o, "apiVersion",
+        json_object_new_string(p->rj_api_version ? p->rj_api_version : "longhorn.io/v1beta1"));
     json_object_object_add(o, "kind", json_object_new_string("RecurringJob"));
     json_object_object_add(meta, "name", json_object_new_string(j->name));
     json_object_object_add(meta, "namespace", json_object_new_string(p->cfg.namespace));
@@ -709,9 +732,9 @@ static int same_spec(json_object *spec, const cw_plan_job *j, cw_buf *diff)
         same = 0;
     }
     /* Absent, null and {} labels mean the same to Longhorn. */
-    int l_empty = !labels || json_object_is_type(labels, json_type_null) ||
-                  (json_object_is_type(labels, json_type_object) &&
-                   json_object_object_length(labels) == 0);
+    int l_empty =
+        !labels || json_object_is_type(labels, json_type_null) ||
+        (json_object_is_type(labels, json_type_object) && json_object_object_length(labels) == 0);
     int j_empty = !j->labels || json_object_object_length(j->labels) == 0;
     if (!(l_empty && j_empty) && (l_empty || j_empty || !json_object_equal(labels, j->labels))) {
         cw_buf_printf(diff, "%slabels %s (want %s)", same ? "" : ", ",
@@ -847,9 +870,10 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
             cw_plan_job *a = &p->jobs[other], *b = &p->jobs[i];
             cw_buf why;
             cw_buf_init(&why);
-            cw_buf_printf(&why, "two different legacy jobs get this name (task %s cron \"%s\" "
-                                "retain %" PRId64 " labels %s, and task %s cron \"%s\" retain %" PRId64
-                                " labels %s); use --name-scheme=xxh32 or rename one",
+            cw_buf_printf(&why,
+                          "two different legacy jobs get this name (task %s cron \"%s\" "
+                          "retain %" PRId64 " labels %s, and task %s cron \"%s\" retain %" PRId64
+                          " labels %s); use --name-scheme=xxh32 or rename one",
                           a->task, a->cron, a->retain, a->labels_json, b->task, b->cron, b->retain,
                           b->labels_json);
             for (cw_plan_job *j = a; j; j = j == a ? b : NULL) {
@@ -1011,8 +1035,7 @@ int cw_plan_apply_item(const cw_plan_item *it, json_object *obj, cw_error *err)
     return CW_OK;
 }
 
-int cw_plan_volume_patch(const cw_plan_item *it, json_object *vol, json_object **ops,
-                         cw_error *err)
+int cw_plan_volume_patch(const cw_plan_item *it, json_object *vol, json_object **ops, cw_error *err)
 {
     int rc = CW_OK;
     char *path = NULL;
@@ -1043,8 +1066,8 @@ int cw_plan_volume_patch(const cw_plan_item *it, json_object *vol, json_object *
             path = NULL;
         }
     }
-    if (cw_json_path(vol, "spec") && json_object_object_get_ex(cw_json_member(vol, "spec"),
-                                                                "recurringJobs", NULL) &&
+    if (cw_json_path(vol, "spec") &&
+        json_object_object_get_ex(cw_json_member(vol, "spec"), "recurringJobs", NULL) &&
         cw_jpatch_op(arr, "remove", "/spec/recurringJobs", NULL) != CW_OK)
         goto nomem;
     *ops = arr;

@@ -17,30 +17,30 @@
 #include "lib/strlist.h"
 #include "lib/strmap.h"
 
-#define CW_LEGACY_CRONJOB_LABEL "longhornvolume"
+#define CW_LEGACY_CRONJOB_LABEL  "longhornvolume"
 #define CW_LONGHORN_SC_CONFIGMAP "longhorn-storageclass"
-#define CW_LONGHORN_SC_KEY "storageclass.yaml"
-#define CW_LONGHORN_PROVISIONER "driver.longhorn.io"
+#define CW_LONGHORN_SC_KEY       "storageclass.yaml"
+#define CW_LONGHORN_PROVISIONER  "driver.longhorn.io"
 
 typedef struct cw_plan_config {
     cw_names_scheme scheme;
-    const char *namespace;           /* Longhorn namespace: RecurringJobs, ConfigMap, CronJobs */
-    const cw_policy_config *policy;  /* max retain, default group ("" or NULL: none) */
-    int default_group;               /* 0: --no-default-group */
-    const char *rj_api_version;      /* NULL: the newest longhorn.io version seen, else v1beta1 */
+    const char *namespace;          /* Longhorn namespace: RecurringJobs, ConfigMap, CronJobs */
+    const cw_policy_config *policy; /* max retain, default group ("" or NULL: none) */
+    int default_group;              /* 0: --no-default-group */
+    const char *rj_api_version;     /* NULL: the newest longhorn.io version seen, else v1beta1 */
 } cw_plan_config;
 
 /* What the plan decides for each object. */
 typedef enum {
-    CW_ACT_NONE = 0,  /* nothing to do (already migrated, or unrelated) */
-    CW_ACT_CREATE,    /* RecurringJob to create */
-    CW_ACT_EXISTS,    /* RecurringJob already there with the same spec */
-    CW_ACT_MIGRATE,   /* Volume / StorageClass / ConfigMap to rewrite */
-    CW_ACT_DELETE,    /* legacy CronJob to delete */
-    CW_ACT_KEEP,      /* legacy CronJob kept (its volume is not migrated, or unknown) */
-    CW_ACT_INVALID,   /* left untouched: a legacy job is invalid */
-    CW_ACT_CONFLICT,  /* left untouched: a RecurringJob name conflict */
-    CW_ACT_UNUSED,    /* RecurringJob only wanted by objects that cannot be migrated */
+    CW_ACT_NONE = 0, /* nothing to do (already migrated, or unrelated) */
+    CW_ACT_CREATE,   /* RecurringJob to create */
+    CW_ACT_EXISTS,   /* RecurringJob already there with the same spec */
+    CW_ACT_MIGRATE,  /* Volume / StorageClass / ConfigMap to rewrite */
+    CW_ACT_DELETE,   /* legacy CronJob to delete */
+    CW_ACT_KEEP,     /* legacy CronJob kept (its volume is not migrated, or unknown) */
+    CW_ACT_INVALID,  /* left untouched: a legacy job is invalid */
+    CW_ACT_CONFLICT, /* left untouched: a RecurringJob name conflict */
+    CW_ACT_UNUSED,   /* RecurringJob only wanted by objects that cannot be migrated */
 } cw_plan_action;
 
 const char *cw_plan_action_name(cw_plan_action a);
@@ -64,8 +64,8 @@ typedef struct cw_plan_job {
     char *labels_json;   /* Go encoding used for the name */
     char *invalid;       /* why the job cannot become a RecurringJob, or NULL */
     cw_plan_action action;
-    char *reason;        /* conflict / unused reason */
-    size_t *srcs;        /* items (volumes, storage classes, ConfigMap) that want the job */
+    char *reason; /* conflict / unused reason */
+    size_t *srcs; /* items (volumes, storage classes, ConfigMap) that want the job */
     size_t nsrcs, capsrcs;
     cw_plan_result result;
     char *result_msg;
@@ -73,14 +73,14 @@ typedef struct cw_plan_job {
 
 /* A legacy-job reference from a volume or storage class, for the report. */
 typedef struct cw_plan_ref {
-    size_t job;         /* index into jobs */
-    char *legacy_name;  /* the legacy job's own name */
+    size_t job;        /* index into jobs */
+    char *legacy_name; /* the legacy job's own name */
 } cw_plan_ref;
 
 /* Decision for one object holding legacy jobs (Volume, StorageClass, ConfigMap). */
 typedef struct cw_plan_item {
     char *kind, *namespace, *name, *resource_version, *api_version, *source;
-    int has_legacy;      /* the legacy field is present (even empty) */
+    int has_legacy; /* the legacy field is present (even empty) */
     cw_plan_ref *refs;
     size_t nrefs;
     cw_strlist problems; /* invalid jobs: "spec.recurringJobs[1] (weekly): spec.cron: ..." */
@@ -114,10 +114,10 @@ typedef struct cw_plan {
     char *rj_api_version;
     cw_plan_job *jobs;
     size_t njobs, capjobs;
-    cw_strmap job_index;   /* tuple key -> job */
-    cw_plan_item *items;   /* volumes, storage classes and the ConfigMap, in input order */
+    cw_strmap job_index; /* tuple key -> job */
+    cw_plan_item *items; /* volumes, storage classes and the ConfigMap, in input order */
     size_t nitems, capitems;
-    cw_strmap item_index;  /* "kind/ns/name" -> item */
+    cw_strmap item_index; /* "kind/ns/name" -> item */
     cw_plan_cronjob *cronjobs;
     size_t ncronjobs, capcronjobs;
     json_object *existing; /* name -> existing RecurringJob spec (object) */

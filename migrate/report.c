@@ -23,9 +23,15 @@ static void count_items(const cw_plan *p, const char *kind, cw_report_counts *c)
             else if (it->result == CW_RES_SKIPPED)
                 c->skipped++;
             break;
-        case CW_ACT_INVALID: c->invalid++; break;
-        case CW_ACT_CONFLICT: c->conflicting++; break;
-        default: c->unchanged++; break;
+        case CW_ACT_INVALID:
+            c->invalid++;
+            break;
+        case CW_ACT_CONFLICT:
+            c->conflicting++;
+            break;
+        default:
+            c->unchanged++;
+            break;
         }
     }
 }
@@ -44,11 +50,20 @@ void cw_report_summarize(const cw_plan *p, cw_report_summary *s)
             s->jobs_created += j->result == CW_RES_DONE;
             s->jobs_failed += j->result == CW_RES_FAILED;
             break;
-        case CW_ACT_EXISTS: s->jobs_existing++; break;
-        case CW_ACT_CONFLICT: s->jobs_conflicting++; break;
-        case CW_ACT_INVALID: s->jobs_invalid++; break;
-        case CW_ACT_UNUSED: s->jobs_unused++; break;
-        default: break;
+        case CW_ACT_EXISTS:
+            s->jobs_existing++;
+            break;
+        case CW_ACT_CONFLICT:
+            s->jobs_conflicting++;
+            break;
+        case CW_ACT_INVALID:
+            s->jobs_invalid++;
+            break;
+        case CW_ACT_UNUSED:
+            s->jobs_unused++;
+            break;
+        default:
+            break;
         }
     }
     for (size_t i = 0; i < p->ncronjobs; i++) {
@@ -61,8 +76,8 @@ void cw_report_summarize(const cw_plan *p, cw_report_summary *s)
             s->cron_kept++;
         }
     }
-    s->errors = p->nerrors + s->volumes.failed + s->storage_classes.failed +
-                s->config_maps.failed + s->jobs_failed + s->cron_failed;
+    s->errors = p->nerrors + s->volumes.failed + s->storage_classes.failed + s->config_maps.failed +
+                s->jobs_failed + s->cron_failed;
     size_t pending = (s->volumes.to_change - s->volumes.done) +
                      (s->storage_classes.to_change - s->storage_classes.done) +
                      (s->config_maps.to_change - s->config_maps.done) +
@@ -279,8 +294,7 @@ static json_object *conflicts_json(const cw_plan *p)
     return arr;
 }
 
-int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out,
-                   cw_error *err)
+int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out, cw_error *err)
 {
     cw_report_summary s;
     cw_report_summarize(p, &s);
@@ -360,10 +374,14 @@ static const char *verb(cw_plan_action a, cw_plan_result r)
     if (r == CW_RES_SKIPPED)
         return "skipped";
     switch (a) {
-    case CW_ACT_CREATE: return r == CW_RES_DONE ? "created" : "create";
-    case CW_ACT_MIGRATE: return r == CW_RES_DONE ? "migrated" : "migrate";
-    case CW_ACT_DELETE: return r == CW_RES_DONE ? "deleted" : "delete";
-    default: return cw_plan_action_name(a);
+    case CW_ACT_CREATE:
+        return r == CW_RES_DONE ? "created" : "create";
+    case CW_ACT_MIGRATE:
+        return r == CW_RES_DONE ? "migrated" : "migrate";
+    case CW_ACT_DELETE:
+        return r == CW_RES_DONE ? "deleted" : "delete";
+    default:
+        return cw_plan_action_name(a);
     }
 }
 
@@ -411,7 +429,8 @@ int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
         fprintf(out, "cronwarden migrate: online, dry-run=%s, name scheme %s, namespace %s\n\n",
                 info->dry_run, cw_names_scheme_name(p->cfg.scheme), p->cfg.namespace);
     else
-        fprintf(out, "cronwarden migrate: offline %s of %zu file%s, name scheme %s, namespace %s\n\n",
+        fprintf(out,
+                "cronwarden migrate: offline %s of %zu file%s, name scheme %s, namespace %s\n\n",
                 info->output_dir ? "rewrite" : "audit", info->files, info->files == 1 ? "" : "s",
                 cw_names_scheme_name(p->cfg.scheme), p->cfg.namespace);
     fprintf(out, "%-14s %8s %8s %8s %10s %8s %9s%s\n", "KIND", "SCANNED", "MIGRATE", "DONE",
@@ -419,10 +438,12 @@ int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
     row(out, "Volume", &s.volumes, online);
     row(out, "StorageClass", &s.storage_classes, online);
     row(out, "ConfigMap", &s.config_maps, online);
-    fprintf(out, "\nRecurringJobs: %zu to create (%zu done), %zu existing, %zu conflicting, %zu invalid, "
-                 "%zu unused\n",
-            s.jobs_create, s.jobs_created, s.jobs_existing, s.jobs_conflicting, s.jobs_invalid,
-            s.jobs_unused);
+    fprintf(
+        out,
+        "\nRecurringJobs: %zu to create (%zu done), %zu existing, %zu conflicting, %zu invalid, "
+        "%zu unused\n",
+        s.jobs_create, s.jobs_created, s.jobs_existing, s.jobs_conflicting, s.jobs_invalid,
+        s.jobs_unused);
     fprintf(out, "Legacy CronJobs: %zu to delete (%zu done), %zu kept\n", s.cron_delete,
             s.cron_deleted, s.cron_kept);
     fprintf(out, "Errors: %zu\n\n", s.errors);

@@ -24,7 +24,7 @@ typedef struct cw_report_summary {
     size_t jobs_create, jobs_created, jobs_existing, jobs_conflicting, jobs_invalid, jobs_unused,
         jobs_failed;
     size_t cron_delete, cron_deleted, cron_kept, cron_failed;
-    size_t errors;      /* plan errors + failed results */
+    size_t errors;       /* plan errors + failed results */
     int changes_pending; /* something to do that is not done yet */
     int problems;        /* errors, invalid objects or conflicts: exit 1 */
 } cw_report_summary;
@@ -33,8 +33,7 @@ void cw_report_summarize(const cw_plan *p, cw_report_summary *s);
 /* 0 success; 1 errors, invalid objects or conflicts; 3 with `detailed` when changes are pending. */
 int cw_report_exit_code(const cw_report_summary *s, int detailed);
 
-int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out,
-                   cw_error *err);
+int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out, cw_error *err);
 /* Summary table plus one line per action. */
 int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out);
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_RETRIES 5
+#define MAX_RETRIES         5
 #define DELETE_WAIT_SECONDS 30
 
 static cw_kube_resource cms(const cw_apply *a)
@@ -21,9 +21,9 @@ static const cw_kube_resource scs = {"storage.k8s.io", "v1", "storageclasses", N
 /* Drops what the server owns so the object can be created again. */
 static void strip_server_fields(json_object *obj)
 {
-    static const char *fields[] = {"resourceVersion", "uid", "creationTimestamp", "managedFields",
-                                   "selfLink", "generation", "deletionTimestamp",
-                                   "deletionGracePeriodSeconds"};
+    static const char *fields[] = {
+        "resourceVersion", "uid",        "creationTimestamp", "managedFields",
+        "selfLink",        "generation", "deletionTimestamp", "deletionGracePeriodSeconds"};
     json_object *meta = cw_json_member(obj, "metadata");
     for (size_t i = 0; meta && i < sizeof(fields) / sizeof(fields[0]); i++)
         json_object_object_del(meta, fields[i]);
@@ -86,10 +86,11 @@ static int backup_set(cw_apply *a, const char *key, const char *text, cw_error *
         }
         json_object_put(cm);
         if (rc != CW_ECONFLICT || attempt >= MAX_RETRIES)
-            return rc == CW_OK ? CW_OK
-                               : cw_error_prefix(err, "%s backup of StorageClass %s in ConfigMap %s/%s",
-                                                 text ? "writing" : "removing", key,
-                                                 a->cfg.namespace, CW_SC_BACKUP_CONFIGMAP);
+            return rc == CW_OK
+                       ? CW_OK
+                       : cw_error_prefix(err, "%s backup of StorageClass %s in ConfigMap %s/%s",
+                                         text ? "writing" : "removing", key, a->cfg.namespace,
+                                         CW_SC_BACKUP_CONFIGMAP);
     }
 }
 
@@ -258,7 +259,8 @@ static int migrate_class(cw_apply *a, cw_plan *p, cw_plan_item *it, cw_error *fa
     cw_error_init(&e2);
     if (!a->cfg.dry_run && create_class(a, orig, &e2) == CW_OK) {
         backup_set(a, it->name, NULL, &e2);
-        snprintf(why, sizeof(why), "creating the migrated StorageClass failed (%.600s); the original was re-created",
+        snprintf(why, sizeof(why),
+                 "creating the migrated StorageClass failed (%.600s); the original was re-created",
                  err.message);
     } else {
         snprintf(why, sizeof(why),

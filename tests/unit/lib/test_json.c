@@ -28,12 +28,14 @@ static void pointer_tokens_are_escaped(void **state)
 static void typed_getters_name_the_field(void **state)
 {
     (void)state;
-    json_object *o = json_tokener_parse("{\"retain\":\"x\",\"task\":\"backup\",\"n\":null,\"c\":3}");
+    json_object *o =
+        json_tokener_parse("{\"retain\":\"x\",\"task\":\"backup\",\"n\":null,\"c\":3}");
     cw_error err;
     cw_error_init(&err);
     int64_t v = 0;
     int present = 0;
-    assert_int_equal(cw_json_opt_int(o, "spec.recurringJobs[2]", "retain", &v, &present, &err), CW_EINVAL);
+    assert_int_equal(cw_json_opt_int(o, "spec.recurringJobs[2]", "retain", &v, &present, &err),
+                     CW_EINVAL);
     assert_string_equal(err.message, "spec.recurringJobs[2].retain: expected integer, got string");
     const char *s = NULL;
     assert_int_equal(cw_json_opt_string(o, "spec", "task", &s, &err), CW_OK);
@@ -65,7 +67,8 @@ static void patch_ops_are_built_in_order(void **state)
 static void dotted_path_walks_objects(void **state)
 {
     (void)state;
-    json_object *o = json_tokener_parse("{\"metadata\":{\"name\":\"v1\",\"labels\":{\"a\":\"b\"}}}");
+    json_object *o =
+        json_tokener_parse("{\"metadata\":{\"name\":\"v1\",\"labels\":{\"a\":\"b\"}}}");
     assert_string_equal(cw_json_path_string(o, "metadata.name"), "v1");
     assert_null(cw_json_path_string(o, "metadata.namespace"));
     assert_null(cw_json_path_string(o, "metadata.name.x"));

@@ -20,16 +20,25 @@ typedef struct {
 static settings s;
 
 static const cw_opt opts[] = {
-    {"listen", 'l', CW_OPT_STRING, "ADDR:PORT", "address to serve on", &s.listen, "0.0.0.0:9443", NULL, 0, 0, 0},
-    {"output", 'o', CW_OPT_ENUM, NULL, "report format", &s.format, "text", "text|json|yaml", 0, 0, 0},
+    {"listen", 'l', CW_OPT_STRING, "ADDR:PORT", "address to serve on", &s.listen, "0.0.0.0:9443",
+     NULL, 0, 0, 0},
+    {"output", 'o', CW_OPT_ENUM, NULL, "report format", &s.format, "text", "text|json|yaml", 0, 0,
+     0},
     {"threads", 0, CW_OPT_INT, NULL, "worker threads", &s.threads, "2", NULL, 1, 64, 0},
     {"self-signed", 0, CW_OPT_BOOL, NULL, "make a CA", &s.self_signed, NULL, NULL, 0, 0, 0},
     {"shutdown-grace", 0, CW_OPT_DURATION, NULL, "drain time", &s.grace, "10s", NULL, 0, 0, 0},
     {"from-file", 'f', CW_OPT_LIST, "PATH", "input", &s.files, NULL, NULL, 0, 0, 0},
 };
 
-static const cw_cmd_spec spec = {"webhook", "cronwarden webhook [flags]", "Serves.", opts,
-                                 sizeof(opts) / sizeof(opts[0]), NULL, 1, 0, 1};
+static const cw_cmd_spec spec = {"webhook",
+                                 "cronwarden webhook [flags]",
+                                 "Serves.",
+                                 opts,
+                                 sizeof(opts) / sizeof(opts[0]),
+                                 NULL,
+                                 1,
+                                 0,
+                                 1};
 
 static int run(const char *line, cw_strlist *args, cw_error *err)
 {
@@ -88,7 +97,8 @@ static void usage_errors_have_one_line_messages(void **state)
         {"webhook --threads 0", "--threads must be between 1 and 64, got 0"},
         {"webhook --threads two", "--threads expects an integer, got 'two'"},
         {"webhook --self-signed=maybe", "--self-signed expects true or false, got 'maybe'"},
-        {"webhook --shutdown-grace 3d", "--shutdown-grace expects a duration like 30s, 10m or 1h30m, got '3d'"},
+        {"webhook --shutdown-grace 3d",
+         "--shutdown-grace expects a duration like 30s, 10m or 1h30m, got '3d'"},
         {"webhook a b", "unexpected argument 'b'"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -138,8 +148,9 @@ static void precedence_is_flags_env_file_defaults(void **state)
 
     setenv("CRONWARDEN_THREADS", "999", 1);
     assert_int_equal(run("webhook", NULL, &err), CW_EUSAGE);
-    assert_string_equal(err.message,
-                        "environment variable CRONWARDEN_THREADS: --threads must be between 1 and 64, got 999");
+    assert_string_equal(
+        err.message,
+        "environment variable CRONWARDEN_THREADS: --threads must be between 1 and 64, got 999");
     cw_opts_free(&spec);
     unsetenv("CRONWARDEN_THREADS");
     unsetenv("CRONWARDEN_FROM_FILE");
@@ -164,8 +175,9 @@ static void durations_parse_like_go(void **state)
         double secs;
         int ok;
     } cases[] = {
-        {"10", 10, 1}, {"1.5", 1.5, 1}, {"90s", 90, 1}, {"10m", 600, 1}, {"1h30m", 5400, 1},
-        {"250ms", 0.25, 1}, {"1.5h", 5400, 1}, {"", 0, 0}, {"3d", 0, 0}, {"-1s", 0, 0}, {"m", 0, 0},
+        {"10", 10, 1},      {"1.5", 1.5, 1},    {"90s", 90, 1},    {"10m", 600, 1},
+        {"1h30m", 5400, 1}, {"250ms", 0.25, 1}, {"1.5h", 5400, 1}, {"", 0, 0},
+        {"3d", 0, 0},       {"-1s", 0, 0},      {"m", 0, 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         double d = -1;

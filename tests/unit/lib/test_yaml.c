@@ -58,7 +58,8 @@ static void scalars_resolve_like_kubernetes(void **state)
         if (rc != CW_OK)
             fail_msg("case %zu (%s): %s", i, cases[i].yaml, err.message);
         assert_int_equal(docs.len, 1);
-        const char *got = json_object_to_json_string_ext(docs.items[0].value, JSON_C_TO_STRING_PLAIN);
+        const char *got =
+            json_object_to_json_string_ext(docs.items[0].value, JSON_C_TO_STRING_PLAIN);
         if (strcmp(got, cases[i].json) != 0)
             fail_msg("case %zu (%s): got %s want %s", i, cases[i].yaml, got, cases[i].json);
         cw_yaml_docs_free(&docs);
@@ -72,7 +73,8 @@ static void errors_name_line_and_column(void **state)
         const char *yaml, *msg;
     } cases[] = {
         {"a: 1\na: 2\n", "line 2, column 1: duplicate mapping key \"a\""},
-        {"a: [1, 2\n", "line 2, column 1: did not find expected ',' or ']' while parsing a flow sequence"},
+        {"a: [1, 2\n",
+         "line 2, column 1: did not find expected ',' or ']' while parsing a flow sequence"},
         {"a: *nope\n", "line 1, column 4: unknown anchor 'nope' referenced"},
         {"a: .inf\n", "line 1, column 4: value '.inf' cannot be represented in JSON"},
         {"? [a]\n: 1\n", "line 1, column 3: mapping keys must be scalars"},
