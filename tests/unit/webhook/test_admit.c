@@ -272,6 +272,11 @@ static const admit_case cases[] = {
     {"an undecodable review is a 400 with the reason", CW_WEBHOOK_MUTATE, 0, NULL, 0,
      REVIEW("v1", "", VOL, "CREATE", ",\"object\":{}"), 400, "invalid", "",
      "request.uid: missing\n", NULL},
+    /* found by fuzzing: blanking managedFields before parsing must not hide bad bytes */
+    {"invalid UTF-8 in managedFields is a 400 as anywhere else", CW_WEBHOOK_MUTATE, 0, NULL, 0,
+     REVIEW("v1", "x-3", VOL, "CREATE",
+            ",\"object\":{\"metadata\":{\"name\":\"v\",\"managedFields\":[\"\xff\"]}}"),
+     400, "invalid", "", "invalid JSON: invalid UTF-8 at offset 223\n", NULL},
 };
 
 static char *b64(const char *s)

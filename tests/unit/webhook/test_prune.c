@@ -59,6 +59,10 @@ static void managed_fields_are_blanked(void **state)
          "{\"request\":{\"object\":{\"metadata\":{\"managedFields\":[1,2]", 0},
         {"malformed: NaN", AR("{\"object\":{\"metadata\":{\"managedFields\":[NaN]}}}"),
          AR("{\"object\":{\"metadata\":{\"managedFields\":[NaN]}}}"), 0},
+        /* found by fuzzing: the parser's UTF-8 check never sees blanked bytes */
+        {"malformed: invalid UTF-8 inside",
+         AR("{\"object\":{\"metadata\":{\"managedFields\":[\"\xff\",\"\xed\xa0\x80\"]}}}"),
+         AR("{\"object\":{\"metadata\":{\"managedFields\":[\"\xff\",\"\xed\xa0\x80\"]}}}"), 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *buf = strdup(cases[i].in);
