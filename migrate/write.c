@@ -171,17 +171,18 @@ done:
 
 static int starts_explicit(const char *s, size_t n)
 {
-    /* Skips comment and blank lines; true when the first content line is "---". */
+    /* Skips comment and blank lines; true when the first content line is "---", or a directive
+     * ("%YAML", "%TAG"), which YAML only allows before a "---". */
     size_t i = 0;
     while (i < n) {
         size_t e = i;
-        while (e < n && s[e] != '\n')
+        while (e < n && s[e] != '\n' && s[e] != '\r') /* YAML breaks lines at CR too */
             e++;
         size_t k = i;
         while (k < e && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
             k++;
         if (k < e && s[k] != '#')
-            return e - k >= 3 && strncmp(s + k, "---", 3) == 0;
+            return (k == i && s[k] == '%') || (e - k >= 3 && strncmp(s + k, "---", 3) == 0);
         i = e + 1;
     }
     return 0;
@@ -193,7 +194,7 @@ static size_t leading_comments(const char *s, size_t n)
     size_t i = 0;
     while (i < n) {
         size_t e = i;
-        while (e < n && s[e] != '\n')
+        while (e < n && s[e] != '\n' && s[e] != '\r') /* YAML breaks lines at CR too */
             e++;
         size_t k = i;
         while (k < e && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 
+#include "migrate/write.h"
 #include "plan_helpers.h"
 
 #define VOL(name, jobs) \
@@ -318,6 +319,47 @@ static void changed_object_is_not_half_migrated(void **state)
     test_plan_free(&t);
 }
 
+/* migrate/write: the offline rewrite of a file's text. Unchanged documents are copied as they are,
+ * and the result is a fixed point (migrating it again changes nothing). Rows found by fuzzing
+ * (tests/fuzz/fuzz_manifests.c) say so. */
+static void rewrite_keeps_and_migrates(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *text, *want;
+    } rows[] = {
+        {"fuzz: a document led by a directive gets no second \"---\"",
+         "a: 1\n...\n%YAML 1.1\n---\nb: 2\n", "a: 1\n...\n%YAML 1.1\n---\nb: 2\n"},
+        {"fuzz: a comment line ended by a CR alone keeps the content after it out of the comment",
+         "# exported\rapiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: lh\n"
+         "provisioner: driver.longhorn.io\nparameters:\n  recurringJobs: '[]'\n",
+         "# exported\rapiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata:\n  name: lh\n"
+         "provisioner: driver.longhorn.io\nparameters: {}\n"},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        const char *text = rows[i].text;
+        for (int pass = 0; pass < 2; pass++) {
+            test_plan t;
+            cw_buf out;
+            size_t changed = 0;
+            cw_buf_init(&out);
+            if (test_plan_run(&t, text, CW_NAMES_XXH32, 1) != CW_OK)
+                fail_msg("case '%s' pass %d: %s", rows[i].name, pass, t.err.message);
+            if (cw_write_transform(&t.plan, "test.yaml", text, strlen(text), &out, &changed,
+                                   &t.err) != CW_OK)
+                fail_msg("case '%s' pass %d: %s", rows[i].name, pass, t.err.message);
+            if (strcmp(cw_buf_str(&out), rows[i].want) != 0) {
+                fprintf(stderr, "case '%s' pass %d:\n--- got\n%s--- want\n%s", rows[i].name,
+                        pass, cw_buf_str(&out), rows[i].want);
+                fail_msg("case '%s' differs", rows[i].name);
+            }
+            cw_buf_free(&out);
+            test_plan_free(&t);
+            text = rows[i].want; /* the second pass migrates the result */
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +367,7 @@ int main(void)
         cmocka_unit_test(malformed_input_names_the_field),
         cmocka_unit_test(volume_patch_is_conditional_and_escaped),
         cmocka_unit_test(changed_object_is_not_half_migrated),
+        cmocka_unit_test(rewrite_keeps_and_migrates),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
