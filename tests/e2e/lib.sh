@@ -70,11 +70,30 @@ e2e__dump_logs() {
   fi
 }
 
+# Fails (1) when a sanitizer wrote a report (see e2e_start); prints them and keeps a copy.
+e2e__sanitizer_reports() {
+  local f found=0
+  [ -n "$E2E_DIR" ] && [ -d "$E2E_DIR/sanitizer" ] || return 0
+  for f in "$E2E_DIR"/sanitizer/*; do
+    [ -s "$f" ] || continue
+    found=1
+    e2e_log "sanitizer report $(basename "$f"):"
+    head -c 20000 "$f" >&2
+  done
+  [ "$found" = 0 ] && return 0
+  if [ -n "${CW_E2E_ARTIFACTS:-}" ]; then
+    mkdir -p "$CW_E2E_ARTIFACTS" && cp -r "$E2E_DIR/sanitizer" "$CW_E2E_ARTIFACTS/" 2>/dev/null
+  fi
+  e2e_log "FAIL: sanitizer reports above (leaks or memory errors in cronwarden)"
+  return 1
+}
+
 e2e__on_exit() {
   local rc=$? i
   trap - EXIT INT TERM HUP
   set +e
   for ((i = ${#E2E_CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${E2E_CLEANUPS[$i]}" >/dev/null 2>&1; done
+  e2e__sanitizer_reports || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] || rc=1; }
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
     e2e_log "FAILED (exit $rc); component logs follow"
     e2e__dump_logs
@@ -107,6 +126,12 @@ EOF
 e2e_start() {
   command -v jq >/dev/null || e2e_fail "jq is missing (Debian package jq)"
   E2E_DIR=$(mktemp -d "${CW_E2E_TMPDIR:-${TMPDIR:-/tmp}}/cw-e2e-$E2E_NAME.XXXXXX")
+  # With an ASan/UBSan build as CW_BINARY (build-asan/cmd/cronwarden), sanitizer reports go to
+  # files here, so leaks and errors of background processes and of commands expected to fail
+  # count too: any report fails the scenario (e2e__on_exit). Other binaries ignore these.
+  mkdir -p "$E2E_DIR/sanitizer"
+  export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}:log_path=$E2E_DIR/sanitizer/asan"
+  export UBSAN_OPTIONS="print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}:log_path=$E2E_DIR/sanitizer/ubsan"
   trap e2e__on_exit EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
