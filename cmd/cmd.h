@@ -2,6 +2,8 @@
 #ifndef CW_CMD_H
 #define CW_CMD_H
 
+#include <signal.h>
+
 #define CW_EXIT_OK    0
 #define CW_EXIT_FAIL  1
 #define CW_EXIT_USAGE 2
@@ -14,5 +16,9 @@ int cw_cmd_version(int argc, char **argv);
 
 /* Prints "cronwarden <cmd>: <msg>" and a hint to use --help, returns CW_EXIT_USAGE. */
 int cw_cmd_usage_error(const char *cmd, const char *msg);
+
+/* Blocks SIGTERM and SIGINT in this thread and in every thread it starts later (the servers
+ * take them synchronously with sigtimedwait on *set), and ignores SIGPIPE. */
+void cw_cmd_block_signals(sigset_t *set);
 
 #endif

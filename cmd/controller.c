@@ -190,11 +190,7 @@ int cw_cmd_controller(int argc, char **argv)
 
     /* Signals are taken synchronously by the main loop; every thread inherits the mask. */
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cw_cmd_block_signals(&set);
 
     if ((rc = cw_ctrl_start(&ctrl, &err)) != CW_OK)
         goto fail;

@@ -1,4 +1,6 @@
 /* cronwarden: one binary, one subcommand per deployment shape. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +40,15 @@ int cw_cmd_usage_error(const char *cmd, const char *msg)
 {
     fprintf(stderr, "cronwarden %s: %s (see 'cronwarden %s --help')\n", cmd, msg, cmd);
     return CW_EXIT_USAGE;
+}
+
+void cw_cmd_block_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 int main(int argc, char **argv)

@@ -218,11 +218,7 @@ int cw_cmd_webhook(int argc, char **argv)
 
     /* Signals are taken synchronously by the main loop; server threads inherit the mask. */
     sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    cw_cmd_block_signals(&set);
 
     if (o.self_signed) {
         cw_certs_selfsigned_opts so = {

@@ -8,30 +8,9 @@
 #include <string.h>
 
 #include "lib/error.h"
+#include "lib/utf8.h"
 
 static const char hexdigits[] = "0123456789abcdef";
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when the byte at s starts none; the
- * accepted set is exactly Go's utf8.DecodeRune (no overlongs, surrogates or > U+10FFFF). */
-static size_t utf8_valid_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        return n >= 2 && (s[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (c >= 0xe0 && c <= 0xef) {
-        unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-        return n >= 3 && s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 ? 3 : 0;
-    }
-    if (c >= 0xf0 && c <= 0xf4) {
-        unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-        return n >= 4 && s[1] >= lo && s[1] <= hi && (s[2] & 0xc0) == 0x80 && (s[3] & 0xc0) == 0x80
-                   ? 4
-                   : 0;
-    }
-    return 0;
-}
 
 int cw_gojson_write_string(cw_buf *out, const char *str, size_t len)
 {
@@ -41,7 +20,7 @@ int cw_gojson_write_string(cw_buf *out, const char *str, size_t len)
     while (rc == CW_OK && i < len) {
         unsigned char c = s[i];
         if (c >= 0x80) {
-            size_t n = utf8_valid_len(s + i, len - i);
+            size_t n = cw_utf8_seq_len(s + i, len - i);
             if (n == 0) {
                 rc = cw_buf_puts(out, "\\ufffd");
                 i++;

@@ -44,9 +44,8 @@ static int object_fate(const cw_plan *p, json_object *obj, fate *f, cw_error *er
 
 static int json_text(json_object *o, cw_buf *out)
 {
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-                                                          JSON_C_TO_STRING_SPACED |
-                                                          JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s = json_object_to_json_string_ext(
+        o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     return s ? cw_buf_puts(out, s) : CW_ENOMEM;
 }
 
@@ -89,7 +88,8 @@ static int on_list_item(list_ctx *c, size_t index, size_t start, size_t end, cw_
     }
     rc = cw_buf_append(c->out, sep, seplen);
     if (rc == CW_OK)
-        rc = f == REPLACE ? json_text(obj, c->out) : cw_buf_append(c->out, c->data + start, end - start);
+        rc = f == REPLACE ? json_text(obj, c->out)
+                          : cw_buf_append(c->out, c->data + start, end - start);
     if (f == REPLACE)
         (*c->changed)++;
     c->kept++;
@@ -151,7 +151,8 @@ static int transform_yaml_list(const cw_plan *p, json_object *doc, fate *f, size
     for (size_t i = 0; i < json_object_array_length(items); i++) {
         json_object *it = json_object_array_get_idx(items, i);
         fate g = KEEP;
-        if (json_object_is_type(it, json_type_object) && (rc = object_fate(p, it, &g, err)) != CW_OK)
+        if (json_object_is_type(it, json_type_object) &&
+            (rc = object_fate(p, it, &g, err)) != CW_OK)
             goto done;
         if (g != KEEP) {
             *f = REPLACE;
@@ -169,18 +170,25 @@ done:
     return rc;
 }
 
+/* The line starting at s[i]: returns where it ends (at its line break or n) and sets *k to its
+ * first character that is not a blank. YAML breaks lines at CR too. */
+static size_t line_at(const char *s, size_t n, size_t i, size_t *k)
+{
+    size_t e = i;
+    while (e < n && s[e] != '\n' && s[e] != '\r')
+        e++;
+    *k = i;
+    while (*k < e && (s[*k] == ' ' || s[*k] == '\t'))
+        (*k)++;
+    return e;
+}
+
 static int starts_explicit(const char *s, size_t n)
 {
     /* Skips comment and blank lines; true when the first content line is "---", or a directive
      * ("%YAML", "%TAG"), which YAML only allows before a "---". */
-    size_t i = 0;
-    while (i < n) {
-        size_t e = i;
-        while (e < n && s[e] != '\n' && s[e] != '\r') /* YAML breaks lines at CR too */
-            e++;
-        size_t k = i;
-        while (k < e && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
-            k++;
+    for (size_t i = 0, k; i < n;) {
+        size_t e = line_at(s, n, i, &k);
         if (k < e && s[k] != '#')
             return (k == i && s[k] == '%') || (e - k >= 3 && strncmp(s + k, "---", 3) == 0);
         i = e + 1;
@@ -191,14 +199,8 @@ static int starts_explicit(const char *s, size_t n)
 /* Length of the leading comment and blank lines (and a "---" line) of a document span. */
 static size_t leading_comments(const char *s, size_t n)
 {
-    size_t i = 0;
-    while (i < n) {
-        size_t e = i;
-        while (e < n && s[e] != '\n' && s[e] != '\r') /* YAML breaks lines at CR too */
-            e++;
-        size_t k = i;
-        while (k < e && (s[k] == ' ' || s[k] == '\t' || s[k] == '\r'))
-            k++;
+    for (size_t i = 0, k; i < n;) {
+        size_t e = line_at(s, n, i, &k);
         int marker = e - k == 3 && strncmp(s + k, "---", 3) == 0;
         if (k < e && s[k] != '#' && !marker)
             return i;

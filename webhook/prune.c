@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "lib/utf8.h"
+
 #define MAX_SPANS 8
 
 enum where { ANY, ROOT, REQUEST, OBJECT, METADATA };
@@ -37,7 +39,7 @@ static int is_hex(char ch)
 }
 
 /* A string at c->pos (the opening quote); its raw content span goes to start/end. Bytes >= 0x80
- * are left to the parser's UTF-8 check, except in what is blanked (utf8_ok). */
+ * are left to the parser's UTF-8 check, except in what is blanked (cw_utf8_invalid_at). */
 static int string(scan *c, size_t *start, size_t *end)
 {
     const unsigned char *s = (const unsigned char *)c->s;
@@ -228,41 +230,6 @@ static int value(scan *c, enum where w)
     return 0;
 }
 
-/* Well-formed UTF-8 (RFC 3629), as cw_review_decode requires of the whole body: bytes about to
- * be blanked are never seen by its check, so a value that would fail it is not blanked. */
-static int utf8_ok(const unsigned char *s, size_t len)
-{
-    for (size_t i = 0; i < len;) {
-        unsigned char c = s[i];
-        size_t n;
-        unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf) {
-            n = 2;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            n = 3;
-            lo = c == 0xe0 ? 0xa0 : lo; /* overlong */
-            hi = c == 0xed ? 0x9f : hi; /* surrogates */
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 4;
-            lo = c == 0xf0 ? 0x90 : lo; /* overlong */
-            hi = c == 0xf4 ? 0x8f : hi; /* above U+10FFFF */
-        } else {
-            return 0;
-        }
-        if (i + n > len || s[i + 1] < lo || s[i + 1] > hi)
-            return 0;
-        for (size_t k = 2; k < n; k++)
-            if ((s[i + k] & 0xc0) != 0x80)
-                return 0;
-        i += n;
-    }
-    return 1;
-}
-
 size_t cw_review_prune(char *body, size_t len)
 {
     scan c = {.s = body, .len = len};
@@ -274,9 +241,12 @@ size_t cw_review_prune(char *body, size_t len)
     ws(&c);
     if (c.pos != len)
         return 0;
-    for (size_t i = 0; i < c.nspans; i++)
-        if (!utf8_ok((const unsigned char *)body + c.spans[i][0], c.spans[i][1] - c.spans[i][0]))
+    for (size_t i = 0; i < c.nspans; i++) {
+        /* cw_review_decode checks UTF-8 in what is kept; what would be blanked is checked here */
+        size_t span = c.spans[i][1] - c.spans[i][0];
+        if (cw_utf8_invalid_at(body + c.spans[i][0], span) < span)
             return 0;
+    }
     for (size_t i = 0; i < c.nspans; i++) {
         size_t start = c.spans[i][0], end = c.spans[i][1];
         if (end - start < 2)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/utf8.h"
 
 static const char *const api_versions[] = {"admission.k8s.io/v1", "admission.k8s.io/v1beta1"};
 static const char *const operations[] = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
@@ -55,46 +56,6 @@ static int has_huge_string(json_object *o)
     }
 }
 
-/* Offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF), or len when all is well. json-c's own check lets
- * overlong forms and surrogates through. */
-static size_t utf8_invalid_at(const unsigned char *s, size_t len)
-{
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = s[i];
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t n;
-        unsigned lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
-        if (c >= 0xc2 && c <= 0xdf)
-            n = 2;
-        else if (c >= 0xe0 && c <= 0xef) {
-            n = 3;
-            if (c == 0xe0)
-                lo = 0xa0; /* overlong */
-            if (c == 0xed)
-                hi = 0x9f; /* surrogates */
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 4;
-            if (c == 0xf0)
-                lo = 0x90; /* overlong */
-            if (c == 0xf4)
-                hi = 0x8f; /* above U+10FFFF */
-        } else
-            return i;
-        if (i + n > len || s[i + 1] < lo || s[i + 1] > hi)
-            return i;
-        for (size_t k = 2; k < n; k++)
-            if ((s[i + k] & 0xc0) != 0x80)
-                return i;
-        i += n;
-    }
-    return len;
-}
-
 static int parse(const char *body, size_t len, json_object **out, cw_error *err)
 {
     int rc = CW_OK;
@@ -116,7 +77,7 @@ static int parse(const char *body, size_t len, json_object **out, cw_error *err)
                           (size_t)(nul - body));
         goto done;
     }
-    if ((bad = utf8_invalid_at((const unsigned char *)body, len)) < len) {
+    if ((bad = cw_utf8_invalid_at(body, len)) < len) {
         rc = cw_error_set(err, CW_EINVAL, "invalid JSON: invalid UTF-8 at offset %zu", bad);
         goto done;
     }

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/utf8.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
@@ -31,40 +33,6 @@ static inline char *fuzz_dup(const uint8_t *data, size_t size)
     if (size)
         memcpy(p, data, size);
     return p;
-}
-
-/* Well-formed UTF-8 (RFC 3629). */
-static inline int fuzz_utf8_ok(const char *str, size_t len)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    for (size_t i = 0; i < len;) {
-        unsigned char c = s[i];
-        size_t n;
-        unsigned lo = 0x80, hi = 0xbf;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xc2 && c <= 0xdf)
-            n = 2;
-        else if (c >= 0xe0 && c <= 0xef) {
-            n = 3;
-            lo = c == 0xe0 ? 0xa0 : 0x80;
-            hi = c == 0xed ? 0x9f : 0xbf;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            n = 4;
-            lo = c == 0xf0 ? 0x90 : 0x80;
-            hi = c == 0xf4 ? 0x8f : 0xbf;
-        } else
-            return 0;
-        if (i + n > len || s[i + 1] < lo || s[i + 1] > hi)
-            return 0;
-        for (size_t k = 2; k < n; k++)
-            if ((s[i + k] & 0xc0) != 0x80)
-                return 0;
-        i += n;
-    }
-    return 1;
 }
 
 /* Strict RFC 8259 parse of exactly len bytes (trailing whitespace allowed); NULL when invalid. */
