@@ -21,4 +21,13 @@ int cw_cmd_usage_error(const char *cmd, const char *msg);
  * take them synchronously with sigtimedwait on *set), and ignores SIGPIPE. */
 void cw_cmd_block_signals(sigset_t *set);
 
+/* How often (in the 1 s ticks of the servers' main loops) cw_cmd_trim_heap runs. */
+#define CW_CMD_TRIM_TICKS 30
+
+/* Hands freed heap pages back to the kernel. glibc keeps what the server threads' arenas once
+ * held (TLS sessions, request bodies) mapped after it is freed, so without this RSS follows the
+ * high-water mark of fragmentation rather than live memory: a long-running server's RSS then
+ * steps up after load peaks and never comes down. */
+void cw_cmd_trim_heap(void);
+
 #endif

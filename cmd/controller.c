@@ -79,7 +79,7 @@ static const cw_cmd_spec spec = {
 static void run_until_signal(cw_ctrl *c, sigset_t *set)
 {
     struct timespec tick = {1, 0};
-    for (;;) {
+    for (unsigned ticks = 1;; ticks++) {
         siginfo_t si;
         int sig = sigtimedwait(set, &si, &tick);
         if (sig == SIGTERM || sig == SIGINT) {
@@ -88,6 +88,8 @@ static void run_until_signal(cw_ctrl *c, sigset_t *set)
             return;
         }
         cw_ctrl_tick(c);
+        if (ticks % CW_CMD_TRIM_TICKS == 0)
+            cw_cmd_trim_heap();
     }
 }
 

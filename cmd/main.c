@@ -3,6 +3,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__ /* defined by the headers above */
+#include <malloc.h>
+#endif
 
 #include "cmd/cmd.h"
 
@@ -49,6 +52,13 @@ void cw_cmd_block_signals(sigset_t *set)
     sigaddset(set, SIGINT);
     pthread_sigmask(SIG_BLOCK, set, NULL);
     signal(SIGPIPE, SIG_IGN);
+}
+
+void cw_cmd_trim_heap(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
 }
 
 int main(int argc, char **argv)

@@ -145,7 +145,7 @@ static void serve_until_signal(cw_webhook_server *srv, int watch_files, sigset_t
     struct timespec tick = {1, 0}, now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     double next_reload = (double)now.tv_sec + o.reload_interval;
-    for (;;) {
+    for (unsigned ticks = 1;; ticks++) {
         siginfo_t si;
         int sig = sigtimedwait(set, &si, &tick);
         if (sig == SIGTERM || sig == SIGINT) {
@@ -159,6 +159,8 @@ static void serve_until_signal(cw_webhook_server *srv, int watch_files, sigset_t
             cw_webhook_server_reload_certs(srv);
             next_reload = (double)now.tv_sec + o.reload_interval;
         }
+        if (ticks % CW_CMD_TRIM_TICKS == 0)
+            cw_cmd_trim_heap();
     }
 }
 

@@ -46,8 +46,10 @@ spid=$!; pids+=("$spid")
 sleep 5
 # Pace connections to the target rate (calibrated once).
 delay=2; n=$(( target * (delay + 1) / 1000 )); [ "$n" -ge 1 ] || n=1
-probe=$(run_wrk 5 "$n" "$delay"); rate=$(field rps "$probe")
-[ "${rate:-0}" -gt 0 ] && n=$(( n * target / rate )); [ "$n" -ge 1 ] || n=1
+for _ in 1 2; do # the rate is not linear in connections: a second probe corrects the first
+  probe=$(run_wrk 5 "$n" "$delay"); rate=$(field rps "$probe")
+  [ "${rate:-0}" -gt 0 ] && n=$(( n * target / rate )); [ "$n" -ge 1 ] || n=1
+done
 
 ( while kill -0 "$wpid" 2>/dev/null; do echo "$(date +%s) $(rss_kib)"; sleep 10; done ) > "$tmp/rss.log" &
 pids+=("$!")

@@ -1,5 +1,6 @@
-// slowclients keeps N TLS connections open to a server and trickles a request through each one
-// byte by byte (one byte every -interval), like a slow or stuck client. A connection the server
+// slowclients keeps N TLS connections open to a server and, after one request sent whole,
+// trickles requests through each one byte by byte (one byte every -interval), like a slow or
+// stuck client. A connection the server
 // closes is opened again, so N stay open. Prints a summary line on SIGTERM/SIGINT and every 30 s:
 //
 //	slowclients -addr 127.0.0.1:9443 -n 500 -interval 5s
@@ -33,6 +34,16 @@ func main() {
 					continue
 				}
 				atomic.AddInt64(&open, 1)
+				// The first request goes out whole, so every connection has been served once
+				// before the soak measures: the server's per-connection state is at its steady
+				// size, and later trickled requests (one every len(req)*interval) repeat it.
+				c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+				if _, err := c.Write(req); err != nil {
+					c.Close()
+					atomic.AddInt64(&open, -1)
+					atomic.AddInt64(&closed, 1)
+					continue
+				}
 				for i := 0; ; i = (i + 1) % len(req) {
 					c.SetWriteDeadline(time.Now().Add(10 * time.Second))
 					if _, err := c.Write(req[i : i+1]); err != nil {
