@@ -4,6 +4,10 @@
 
 #include <signal.h>
 
+#include "defaults/policy.h"
+#include "lib/error.h"
+#include "lib/tz.h"
+
 #define CW_EXIT_OK    0
 #define CW_EXIT_FAIL  1
 #define CW_EXIT_USAGE 2
@@ -29,5 +33,10 @@ void cw_cmd_block_signals(sigset_t *set);
  * high-water mark of fragmentation rather than live memory: a long-running server's RSS then
  * steps up after load peaks and never comes down. */
 void cw_cmd_trim_heap(void);
+
+/* The default policy with the system's zone database (policy->tzdb points at *tzdb); the
+ * caller sets its flags. On failure nothing is left to free. */
+int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err);
+void cw_cmd_policy_free(cw_policy_config *policy, cw_tzdb *tzdb);
 
 #endif

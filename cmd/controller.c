@@ -95,7 +95,7 @@ static void run_until_signal(cw_ctrl *c, sigset_t *set)
 
 int cw_cmd_controller(int argc, char **argv)
 {
-    int code = CW_EXIT_FAIL, rc, policy_ok = 0, tzdb_ok = 0, ctrl_ok = 0;
+    int code = CW_EXIT_FAIL, rc, policy_ok = 0, ctrl_ok = 0;
     cw_error err;
     cw_policy_config policy;
     cw_tzdb tzdb;
@@ -132,16 +132,10 @@ int cw_cmd_controller(int argc, char **argv)
     cw_log_parse_format(o.log_format, &format);
     cw_log_configure(level, format, stderr);
 
-    if ((rc = cw_policy_config_init(&policy)) != CW_OK) {
-        cw_error_set(&err, rc, "out of memory");
+    if ((rc = cw_cmd_policy_init(&policy, &tzdb, &err)) != CW_OK)
         goto fail;
-    }
     policy_ok = 1;
-    if ((rc = cw_tzdb_init(&tzdb, NULL, &err)) != CW_OK)
-        goto fail;
-    tzdb_ok = 1;
     policy.schedule_skip_immediately = o.skip_immediately;
-    policy.tzdb = &tzdb;
 
     cw_kube_load_opts lo;
     cw_kube_load_opts_init(&lo);
@@ -211,9 +205,7 @@ done:
     cw_kube_client_free(kube);
     cw_kube_config_free(&kcfg);
     if (policy_ok)
-        cw_policy_config_free(&policy);
-    if (tzdb_ok)
-        cw_tzdb_free(&tzdb);
+        cw_cmd_policy_free(&policy, &tzdb);
     cw_opts_free(&spec);
     return code;
 }

@@ -1,11 +1,6 @@
 /* cronwarden: one binary, one subcommand per deployment shape. */
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#ifdef __GLIBC__ /* defined by the headers above */
-#include <malloc.h>
-#endif
 
 #include "cmd/cmd.h"
 
@@ -37,28 +32,6 @@ static void usage(FILE *out)
         out,
         "\nRun 'cronwarden <command> --help' for the flags of a command.\n"
         "Exit codes: 0 success, 1 failure (see the command), 2 usage or configuration error.\n");
-}
-
-int cw_cmd_usage_error(const char *cmd, const char *msg)
-{
-    fprintf(stderr, "cronwarden %s: %s (see 'cronwarden %s --help')\n", cmd, msg, cmd);
-    return CW_EXIT_USAGE;
-}
-
-void cw_cmd_block_signals(sigset_t *set)
-{
-    sigemptyset(set);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGINT);
-    pthread_sigmask(SIG_BLOCK, set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
-void cw_cmd_trim_heap(void)
-{
-#ifdef __GLIBC__
-    malloc_trim(0);
-#endif
 }
 
 int main(int argc, char **argv)

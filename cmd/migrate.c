@@ -348,7 +348,6 @@ int cw_cmd_migrate(int argc, char **argv)
     cw_policy_config policy;
     int policy_ready = 0;
     cw_tzdb tzdb;
-    int tz_ready = 0;
     int code = CW_EXIT_USAGE;
 
     int rc = cw_opts_parse(&spec, argc, argv, NULL, stdout, &err);
@@ -375,16 +374,12 @@ int cw_cmd_migrate(int argc, char **argv)
         code = cw_cmd_usage_error("migrate", "--output-dir needs --from-file");
         goto done;
     }
-    if (cw_tzdb_init(&tzdb, NULL, &err) != CW_OK) {
+    if (cw_cmd_policy_init(&policy, &tzdb, &err) != CW_OK) {
         fprintf(stderr, "cronwarden migrate: %s\n", err.message);
         goto done;
     }
-    tz_ready = 1;
-    if (cw_policy_config_init(&policy) != CW_OK)
-        goto done;
     policy_ready = 1;
     policy.max_retain = (int)o.max_retain;
-    policy.tzdb = &tzdb;
     if (cw_policy_config_set_default_group(&policy, o.no_default_group ? NULL : o.default_group,
                                            &err) != CW_OK) {
         code = cw_cmd_usage_error("migrate", err.message);
@@ -405,9 +400,7 @@ done:
     if (plan_ready)
         cw_plan_free(&plan);
     if (policy_ready)
-        cw_policy_config_free(&policy);
-    if (tz_ready)
-        cw_tzdb_free(&tzdb);
+        cw_cmd_policy_free(&policy, &tzdb);
     cw_opts_free(&spec);
     return code;
 }

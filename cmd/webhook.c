@@ -174,7 +174,7 @@ int cw_cmd_webhook(int argc, char **argv)
     cw_webhook_server srv;
     cw_certs_selfsigned ss;
     cw_metrics metrics;
-    int policy_ok = 0, tzdb_ok = 0, ss_ok = 0;
+    int policy_ok = 0, ss_ok = 0;
     cw_log_level level;
     cw_log_format format;
 
@@ -200,17 +200,11 @@ int cw_cmd_webhook(int argc, char **argv)
     cw_log_parse_format(o.log_format, &format);
     cw_log_configure(level, format, stderr);
 
-    if ((rc = cw_policy_config_init(&policy)) != CW_OK) {
-        cw_error_set(&err, rc, "out of memory");
+    if ((rc = cw_cmd_policy_init(&policy, &tzdb, &err)) != CW_OK)
         goto fail;
-    }
     policy_ok = 1;
-    if ((rc = cw_tzdb_init(&tzdb, NULL, &err)) != CW_OK)
-        goto fail;
-    tzdb_ok = 1;
     policy.max_retain = (int)o.max_retain;
     policy.schedule_skip_immediately = o.skip_immediately;
-    policy.tzdb = &tzdb;
     if ((rc = cw_policy_config_set_default_group(&policy, o.default_group, &err)) != CW_OK ||
         (rc = cw_policy_config_validate(&policy, &err)) != CW_OK) {
         code = cw_cmd_usage_error("webhook", err.message);
@@ -283,9 +277,7 @@ done:
     cw_certs_store_free(&certs);
     cw_metrics_free(&metrics);
     if (policy_ok)
-        cw_policy_config_free(&policy);
-    if (tzdb_ok)
-        cw_tzdb_free(&tzdb);
+        cw_cmd_policy_free(&policy, &tzdb);
     cw_opts_free(&spec); /* strings and lists */
     return code;
 }
