@@ -10,6 +10,7 @@
 #include "controller/informer.h"
 #include "lib/kube/client.h"
 #include "lib/log.h"
+#include "tests/unit/kube/fake_client.h"
 
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
@@ -54,22 +55,12 @@ static int scripted(void *ud, const char *method, const char *path, int attempt,
 
 static cw_kube_client *new_client(script *s)
 {
-    cw_kube_config cfg;
     cw_kube_client_opts o;
-    cw_kube_client *c = NULL;
-    cw_error err;
-    cw_kube_config_init(&cfg);
-    cfg.server = strdup("https://127.0.0.1:1");
-    cfg.source = strdup("test");
-    cfg.namespace = strdup("default");
     cw_kube_client_opts_init(&o);
     o.fault = scripted;
     o.fault_ud = s;
     o.max_attempts = 1; /* failures reach the informer at once */
-    if (cw_kube_client_new(&cfg, &o, &c, &err) != CW_OK)
-        fail_msg("client: %s", err.message);
-    cw_kube_config_free(&cfg);
-    return c;
+    return fake_kube_client(&o, NULL, NULL);
 }
 
 /* Changes as the handler saw them: "<op> <key> <rv of the new (or removed) object>". */

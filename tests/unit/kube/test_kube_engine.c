@@ -16,6 +16,7 @@
 #include "lib/json.h"
 #include "lib/kube/internal.h"
 #include "lib/log.h"
+#include "tests/unit/kube/fake_client.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -54,17 +55,7 @@ static int scripted(void *ud, const char *method, const char *path, int attempt,
 
 static cw_kube_client *new_client(script *s, cw_kube_client_opts *o, const char *token_file)
 {
-    cw_kube_config cfg;
     cw_kube_client_opts defaults;
-    cw_kube_client *c = NULL;
-    cw_error err;
-    cw_kube_config_init(&cfg);
-    cfg.server = strdup("https://127.0.0.1:1");
-    cfg.source = strdup("test");
-    cfg.namespace = strdup("default");
-    cfg.token = strdup("old-token");
-    if (token_file)
-        cfg.token_file = strdup(token_file);
     if (!o) {
         cw_kube_client_opts_init(&defaults);
         o = &defaults;
@@ -75,10 +66,7 @@ static cw_kube_client *new_client(script *s, cw_kube_client_opts *o, const char 
         o->backoff_base = 0.001;
         o->backoff_max = 0.005;
     }
-    if (cw_kube_client_new(&cfg, o, &c, &err) != CW_OK)
-        fail_msg("client: %s", err.message);
-    cw_kube_config_free(&cfg);
-    return c;
+    return fake_kube_client(o, "old-token", token_file);
 }
 
 #define SCRIPT(...)                                                                                \

@@ -18,6 +18,7 @@
 #include "lib/kube/client.h"
 #include "lib/kube/lease.h"
 #include "lib/log.h"
+#include "tests/unit/kube/fake_client.h"
 
 typedef struct fake {
     pthread_mutex_t mu;
@@ -92,22 +93,12 @@ static int hook(void *ud, const char *method, const char *path, int attempt, cw_
 
 static cw_kube_client *client(fake *s)
 {
-    cw_kube_config cfg;
     cw_kube_client_opts o;
-    cw_kube_client *c = NULL;
-    cw_error err;
-    cw_kube_config_init(&cfg);
-    cfg.server = strdup("https://127.0.0.1:1");
-    cfg.source = strdup("test");
-    cfg.namespace = strdup("default");
     cw_kube_client_opts_init(&o);
     o.fault = hook;
     o.fault_ud = s;
     o.max_attempts = 1;
-    if (cw_kube_client_new(&cfg, &o, &c, &err) != CW_OK)
-        fail_msg("client: %s", err.message);
-    cw_kube_config_free(&cfg);
-    return c;
+    return fake_kube_client(&o, NULL, NULL);
 }
 
 static void fake_init(fake *s, int exists, const char *holder)
