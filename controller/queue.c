@@ -1,4 +1,5 @@
 #include "controller/queue.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -146,14 +147,8 @@ static int timer_less(const cw_queue_timer *a, const cw_queue_timer *b)
 
 static int heap_push(cw_queue *q, const char *key, int64_t at)
 {
-    if (q->nheap == q->capheap) {
-        size_t cap = q->capheap ? q->capheap * 2 : 16;
-        cw_queue_timer *h = realloc(q->heap, cap * sizeof(*h));
-        if (!h)
-            return CW_ENOMEM;
-        q->heap = h;
-        q->capheap = cap;
-    }
+    if (cw_grow((void **)&q->heap, &q->capheap, q->nheap, sizeof(*q->heap), 16) != CW_OK)
+        return CW_ENOMEM;
     cw_queue_timer t = {at, q->seq++, strdup(key)};
     if (!t.key)
         return CW_ENOMEM;

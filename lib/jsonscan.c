@@ -1,5 +1,6 @@
 #include "lib/jsonscan.h"
 #include "lib/buf.h"
+#include "lib/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -167,14 +168,8 @@ int cw_json_parse_span(const char *data, size_t start, size_t end, json_object *
 
 static int add_span(cw_jsonscan *s, size_t start, size_t end)
 {
-    if (s->nspans == s->capspans) {
-        size_t cap = s->capspans ? s->capspans * 2 : 256;
-        cw_jsonscan_span *p = realloc(s->spans, cap * sizeof(*p));
-        if (!p)
-            return CW_ENOMEM;
-        s->spans = p;
-        s->capspans = cap;
-    }
+    if (cw_grow((void **)&s->spans, &s->capspans, s->nspans, sizeof(*s->spans), 256) != CW_OK)
+        return CW_ENOMEM;
     s->spans[s->nspans++] = (cw_jsonscan_span){start, end};
     return CW_OK;
 }

@@ -1,4 +1,5 @@
 #include "lib/metrics.h"
+#include "lib/grow.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -195,14 +196,8 @@ static series *lookup(cw_metric *f, const char *const *values, int create)
     }
     if (!create)
         return NULL;
-    if (f->len == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 8;
-        series **grown = realloc(f->series, cap * sizeof(*grown));
-        if (!grown)
-            return NULL;
-        f->series = grown;
-        f->cap = cap;
-    }
+    if (cw_grow((void **)&f->series, &f->cap, f->len, sizeof(*f->series), 8) != CW_OK)
+        return NULL;
     series *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;

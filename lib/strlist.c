@@ -1,6 +1,7 @@
 #include "lib/strlist.h"
 #include "lib/buf.h"
 #include "lib/error.h"
+#include "lib/grow.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,15 +33,9 @@ int cw_strlist_take(cw_strlist *l, char *s)
 {
     if (!s)
         return CW_ENOMEM;
-    if (l->len == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 4;
-        char **p = realloc(l->items, cap * sizeof(*p));
-        if (!p) {
-            free(s);
-            return CW_ENOMEM;
-        }
-        l->items = p;
-        l->cap = cap;
+    if (cw_grow((void **)&l->items, &l->cap, l->len, sizeof(*l->items), 4) != CW_OK) {
+        free(s);
+        return CW_ENOMEM;
     }
     l->items[l->len++] = s;
     return CW_OK;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/tz_internal.h"
+#include "lib/grow.h"
 
 #define TZ_MAX_FILE  (10 << 20) /* Go's maxFileSize */
 #define TZ_MAX_NAMES 4096       /* bounds the cache against endless spellings ("A/./B") */
@@ -492,15 +493,9 @@ int cw_tzdb_loadn(cw_tzdb *db, const char *name, size_t len, const cw_tz **out, 
     }
     if ((rc = parse_tzif(data, dlen, z, err)) != CW_OK)
         goto done;
-    if (db->len == db->cap) {
-        size_t ncap = db->cap ? db->cap * 2 : 16;
-        cw_tz **p = realloc(db->zones, ncap * sizeof(*p));
-        if (!p) {
-            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
-            goto done;
-        }
-        db->zones = p;
-        db->cap = ncap;
+    if (cw_grow((void **)&db->zones, &db->cap, db->len, sizeof(*db->zones), 16) != CW_OK) {
+        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        goto done;
     }
     db->zones[db->len++] = z;
     *out = z;

@@ -1,4 +1,5 @@
 #include "lib/yaml.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -288,14 +289,9 @@ static int add_anchor(parse_ctx *c, const char *name, json_object *v, size_t nod
             return CW_OK;
         }
     }
-    if (c->nanchors == c->anchors_cap) {
-        size_t cap = c->anchors_cap ? c->anchors_cap * 2 : 8;
-        anchor *p = realloc(c->anchors, cap * sizeof(*p));
-        if (!p)
-            return CW_ENOMEM;
-        c->anchors = p;
-        c->anchors_cap = cap;
-    }
+    if (cw_grow((void **)&c->anchors, &c->anchors_cap, c->nanchors, sizeof(*c->anchors), 8) !=
+        CW_OK)
+        return CW_ENOMEM;
     char *n = strdup(name);
     if (!n)
         return CW_ENOMEM;
@@ -520,14 +516,8 @@ static int on_start(parse_ctx *c, const yaml_event_t *ev, int mapping)
     int rc = count_node(c, 1);
     if (rc != CW_OK)
         return rc;
-    if (c->depth == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 16;
-        frame *p = realloc(c->stack, cap * sizeof(*p));
-        if (!p)
-            return cw_error_set(c->err, CW_ENOMEM, "out of memory");
-        c->stack = p;
-        c->cap = cap;
-    }
+    if (cw_grow((void **)&c->stack, &c->cap, c->depth, sizeof(*c->stack), 16) != CW_OK)
+        return cw_error_set(c->err, CW_ENOMEM, "out of memory");
     const yaml_char_t *anc =
         mapping ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
     frame f = {mapping ? json_object_new_object() : json_object_new_array(),
@@ -593,14 +583,8 @@ static size_t byte_offset(char_cursor *cur, size_t char_index)
 
 static int push_doc(cw_yaml_docs *docs, cw_yaml_doc d)
 {
-    if (docs->len == docs->cap) {
-        size_t cap = docs->cap ? docs->cap * 2 : 4;
-        cw_yaml_doc *p = realloc(docs->items, cap * sizeof(*p));
-        if (!p)
-            return CW_ENOMEM;
-        docs->items = p;
-        docs->cap = cap;
-    }
+    if (cw_grow((void **)&docs->items, &docs->cap, docs->len, sizeof(*docs->items), 4) != CW_OK)
+        return CW_ENOMEM;
     docs->items[docs->len++] = d;
     return CW_OK;
 }

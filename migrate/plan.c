@@ -8,6 +8,7 @@
 #include "lib/json.h"
 #include "lib/yaml.h"
 #include "migrate/legacy.h"
+#include "lib/grow.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -70,20 +71,6 @@ int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, 
 static int oom(cw_error *err)
 {
     return cw_error_set(err, CW_ENOMEM, "out of memory");
-}
-
-/* Grows an array of `size`-byte elements to hold one more. */
-static int grow(void **arr, size_t *cap, size_t len, size_t size)
-{
-    if (len < *cap)
-        return CW_OK;
-    size_t ncap = *cap ? *cap * 2 : 16;
-    void *p = realloc(*arr, ncap * size);
-    if (!p)
-        return CW_ENOMEM;
-    *arr = p;
-    *cap = ncap;
-    return CW_OK;
 }
 
 int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err)
@@ -164,7 +151,7 @@ void cw_plan_free(cw_plan *p)
 
 int cw_plan_record_error(cw_plan *p, const char *object, const char *source, const char *message)
 {
-    if (grow((void **)&p->errors, &p->caperrors, p->nerrors, sizeof(*p->errors)) != CW_OK)
+    if (cw_grow((void **)&p->errors, &p->caperrors, p->nerrors, sizeof(*p->errors), 16) != CW_OK)
         return CW_ENOMEM;
     cw_plan_error *e = &p->errors[p->nerrors];
     e->object = strdup(object ? object : "");
@@ -329,7 +316,7 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
     }
     if (!insert)
         goto done;
-    if (grow((void **)&p->jobs, &p->capjobs, p->njobs, sizeof(*p->jobs)) != CW_OK) {
+    if (cw_grow((void **)&p->jobs, &p->capjobs, p->njobs, sizeof(*p->jobs), 16) != CW_OK) {
         rc = oom(err);
         goto done;
     }
@@ -570,7 +557,7 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
                           ns ? ns : "", ns ? "/" : "", name, p->items[prev].source);
         goto done;
     }
-    if (grow((void **)&p->items, &p->capitems, p->nitems, sizeof(*p->items)) != CW_OK) {
+    if (cw_grow((void **)&p->items, &p->capitems, p->nitems, sizeof(*p->items), 16) != CW_OK) {
         rc = oom(err);
         goto done;
     }
@@ -585,7 +572,7 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
         goto done;
     for (size_t r = 0; r < it->nrefs; r++) {
         cw_plan_job *j = &p->jobs[it->refs[r].job];
-        if (grow((void **)&j->srcs, &j->capsrcs, j->nsrcs, sizeof(*j->srcs)) != CW_OK) {
+        if (cw_grow((void **)&j->srcs, &j->capsrcs, j->nsrcs, sizeof(*j->srcs), 16) != CW_OK) {
             rc = oom(err);
             goto done;
         }
@@ -629,7 +616,8 @@ static int add_cronjob(cw_plan *p, json_object *obj, const char *av, const char 
     /* Already being deleted (a foreground deletion waits for the garbage collector). */
     if (cw_json_path(obj, "metadata.deletionTimestamp"))
         return CW_OK;
-    if (grow((void **)&p->cronjobs, &p->capcronjobs, p->ncronjobs, sizeof(*p->cronjobs)) != CW_OK)
+    if (cw_grow((void **)&p->cronjobs, &p->capcronjobs, p->ncronjobs, sizeof(*p->cronjobs), 16) !=
+        CW_OK)
         return oom(err);
     cw_plan_cronjob *c = &p->cronjobs[p->ncronjobs];
     memset(c, 0, sizeof(*c));
