@@ -7,21 +7,7 @@
 
 #include "controller/schedule.h"
 #include "defaults/schedule.h"
-
-static cw_tzdb tzdb;
-
-static int setup(void **state)
-{
-    (void)state;
-    return cw_tzdb_init(&tzdb, NULL, NULL) == CW_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cw_tzdb_free(&tzdb);
-    return 0;
-}
+#include "tests/unit/tzdb_fixture.h"
 
 #define META_AS(name)                                                                              \
     "'metadata':{'name':'" name "','namespace':'velero','uid':'u-1','resourceVersion':'7',"        \
@@ -444,5 +430,5 @@ int main(void)
         cmocka_unit_test(decide_errors),
         cmocka_unit_test(names_and_labels),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }

@@ -8,6 +8,7 @@
 
 #include "defaults/schedule.h"
 #include "lib/tz.h"
+#include "tests/unit/tzdb_fixture.h"
 
 #define SCHED(spec)                                                                                \
     "{'apiVersion':'velero.io/v1','kind':'Schedule','metadata':{'name':'daily',"                   \
@@ -19,21 +20,6 @@
 #define BOTH_DAYS                                                                                  \
     "spec.schedule: day-of-month and day-of-week are both restricted; Velero up to 1.18 runs "     \
     "when either matches, newer Velero only when both match"
-
-static cw_tzdb tzdb;
-
-static int setup(void **state)
-{
-    (void)state;
-    return cw_tzdb_init(&tzdb, NULL, NULL) == CW_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cw_tzdb_free(&tzdb);
-    return 0;
-}
 
 typedef struct {
     const char *label;
@@ -320,5 +306,5 @@ int main(void)
         cmocka_unit_test(effective_skip),  cmocka_unit_test(next_run),
         cmocka_unit_test(next_run_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }

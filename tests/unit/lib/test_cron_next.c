@@ -7,22 +7,7 @@
 
 #include "lib/buf.h"
 #include "lib/cron.h"
-
-static cw_tzdb db;
-
-static int setup(void **state)
-{
-    (void)state;
-    cw_error err;
-    return cw_tzdb_init(&db, NULL, &err);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cw_tzdb_free(&db);
-    return 0;
-}
+#include "tests/unit/tzdb_fixture.h"
 
 /* Fire times after `from`, shown in from's offset, space-separated; "never" ends a schedule
  * that stops firing, "hang" one on which robfig's Next would never return. */
@@ -38,7 +23,7 @@ static void check_next(const next_case *cases, size_t n)
         int64_t t;
         int32_t off;
         cw_buf got;
-        if (cw_cron_parse(cases[i].spec, &db, &c, &err) != CW_OK)
+        if (cw_cron_parse(cases[i].spec, &tzdb, &c, &err) != CW_OK)
             fail_msg("rejected \"%s\": %s", cases[i].spec, err.message);
         assert_int_equal(cw_tz_parse_rfc3339(cases[i].from, &t, &off, &err), CW_OK);
         cw_buf_init(&got);
@@ -267,14 +252,14 @@ static void reports_bad_input_and_endless_loops(void **state)
     cw_cron c;
     cw_error err;
     int64_t next;
-    assert_int_equal(cw_cron_parse("* * * * *", &db, &c, &err), CW_OK);
+    assert_int_equal(cw_cron_parse("* * * * *", &tzdb, &c, &err), CW_OK);
     assert_int_equal(cw_cron_next_checked(&c, INT64_MAX, 0, &next), CW_EINVAL);
     assert_int_equal(cw_cron_next_checked(&c, -62167219201, 0, &next), CW_EINVAL);
     assert_int_equal(cw_cron_next(&c, INT64_MAX, 0, &next), 0);
     assert_int_equal(cw_cron_next_checked(&c, -62167219200, 0, &next), 1);
     assert_int_equal(next, -62167219200 + 60);
     /* the plain form reports robfig's endless loop as "does not fire" */
-    assert_int_equal(cw_cron_parse("TZ=Pacific/Apia 0 0 1 * *", &db, &c, &err), CW_OK);
+    assert_int_equal(cw_cron_parse("TZ=Pacific/Apia 0 0 1 * *", &tzdb, &c, &err), CW_OK);
     assert_int_equal(cw_cron_next_checked(&c, 1323907200, 0, &next), CW_ELIMIT);
     assert_int_equal(cw_cron_next(&c, 1323907200, 0, &next), 0);
 }
@@ -292,5 +277,5 @@ int main(void)
         cmocka_unit_test(every_is_not_clock_aligned),
         cmocka_unit_test(reports_bad_input_and_endless_loops),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }

@@ -6,27 +6,12 @@
 #include <cmocka.h>
 
 #include "lib/cron.h"
+#include "tests/unit/tzdb_fixture.h"
 
 #define STAR CW_CRON_STAR_BIT
 /* bits lo..hi */
 #define SPAN(lo, hi) ((~UINT64_C(0) >> (63 - (hi))) & (~UINT64_C(0) << (lo)))
 #define B(n)         (UINT64_C(1) << (n))
-
-static cw_tzdb db;
-
-static int setup(void **state)
-{
-    (void)state;
-    cw_error err;
-    return cw_tzdb_init(&db, NULL, &err);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cw_tzdb_free(&db);
-    return 0;
-}
 
 typedef struct {
     const char *spec;
@@ -39,7 +24,7 @@ static void check_rejects(const reject_case *cases, size_t n)
         cw_cron c;
         cw_error err;
         cw_error_init(&err);
-        int rc = cw_cron_parse(cases[i].spec, &db, &c, &err);
+        int rc = cw_cron_parse(cases[i].spec, &tzdb, &c, &err);
         if (rc != CW_EINVAL)
             fail_msg("accepted \"%s\"", cases[i].spec);
         if (strcmp(err.message, cases[i].error) != 0)
@@ -332,7 +317,7 @@ static void builds_robfig_bit_sets(void **state)
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         cw_cron c;
         cw_error err;
-        if (cw_cron_parse(t[i].spec, &db, &c, &err) != CW_OK)
+        if (cw_cron_parse(t[i].spec, &tzdb, &c, &err) != CW_OK)
             fail_msg("rejected \"%s\": %s", t[i].spec, err.message);
         if (c.minute != t[i].minute || c.hour != t[i].hour || c.dom != t[i].dom ||
             c.month != t[i].month || c.dow != t[i].dow || c.every != 0 || c.zone != NULL)
@@ -379,7 +364,7 @@ static void rounds_every_durations(void **state)
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         cw_cron c;
         cw_error err;
-        if (cw_cron_parse(t[i].spec, &db, &c, &err) != CW_OK)
+        if (cw_cron_parse(t[i].spec, &tzdb, &c, &err) != CW_OK)
             fail_msg("rejected \"%s\": %s", t[i].spec, err.message);
         if (c.every != t[i].every)
             fail_msg("\"%s\": every %lld, want %lld", t[i].spec, (long long)c.every,
@@ -409,7 +394,7 @@ static void resolves_zone_prefixes(void **state)
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
         cw_cron c;
         cw_error err;
-        if (cw_cron_parse(t[i].spec, &db, &c, &err) != CW_OK)
+        if (cw_cron_parse(t[i].spec, &tzdb, &c, &err) != CW_OK)
             fail_msg("rejected \"%s\": %s", t[i].spec, err.message);
         if (!t[i].zone)
             assert_null(c.zone);
@@ -419,7 +404,7 @@ static void resolves_zone_prefixes(void **state)
     /* a spec given with its length may hold NUL bytes, as JSON strings can */
     cw_cron c;
     cw_error err;
-    assert_int_equal(cw_cron_parsen("0 0 * * *\0x", 11, &db, &c, &err), CW_EINVAL);
+    assert_int_equal(cw_cron_parsen("0 0 * * *\0x", 11, &tzdb, &c, &err), CW_EINVAL);
     /* messages are C strings, so a NUL is shown the way strconv.Quote writes it */
     assert_string_equal(err.message, "failed to parse int from *\\x00x: strconv.Atoi: parsing "
                                      "\"*\\x00x\": invalid syntax");
@@ -442,5 +427,5 @@ int main(void)
         cmocka_unit_test(rounds_every_durations),
         cmocka_unit_test(resolves_zone_prefixes),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }
