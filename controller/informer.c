@@ -8,15 +8,9 @@
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/clock.h"
 
 #define KEY_MAX 600
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err)
 {
@@ -277,9 +271,9 @@ int cw_informer_watch(cw_informer *inf, cw_error *err)
 /* Sleeps up to `seconds`, waking when the informer is stopped. */
 static void nap(cw_informer *inf, double seconds)
 {
-    double end = mono() + seconds;
+    double end = cw_clock_mono() + seconds;
     while (!atomic_load(&inf->stop)) {
-        double left = end - mono();
+        double left = end - cw_clock_mono();
         if (left <= 0)
             break;
         usleep((useconds_t)((left < 0.1 ? left : 0.1) * 1e6));
@@ -319,14 +313,14 @@ void cw_informer_run(cw_informer *inf)
             need_list = 0;
             failures = 0;
         }
-        double t0 = mono();
+        double t0 = cw_clock_mono();
         int rc = cw_informer_watch(inf, &err);
         if (atomic_load(&inf->stop))
             break;
         if (rc == CW_OK) {
             /* The server ended the watch (timeoutSeconds): resume from where it stopped. A
              * watch that ends at once, again and again, backs off instead of spinning. */
-            if (mono() - t0 < 1) {
+            if (cw_clock_mono() - t0 < 1) {
                 failures++;
                 nap(inf, jitter_backoff(inf, failures));
             } else {
@@ -342,7 +336,7 @@ void cw_informer_run(cw_informer *inf)
             continue;
         }
         count(inf, METRIC(watch_errors), NULL, 1);
-        failures = mono() - t0 > 60 ? 1 : failures + 1;
+        failures = cw_clock_mono() - t0 > 60 ? 1 : failures + 1;
         double d = jitter_backoff(inf, failures);
         cw_log(CW_LOG_WARN, "watch failed; reconnecting", CW_LS("informer", inf->cfg.name),
                CW_LS("error", err.message), CW_LD("retry_in_s", d));

@@ -7,19 +7,13 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "lib/clock.h"
 
 static void nap(cw_leader *l, double seconds)
 {
-    double end = mono() + seconds;
+    double end = cw_clock_mono() + seconds;
     while (!atomic_load(&l->stop)) {
-        double left = end - mono();
+        double left = end - cw_clock_mono();
         if (left <= 0)
             break;
         usleep((useconds_t)((left < 0.1 ? left : 0.1) * 1e6));

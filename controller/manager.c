@@ -5,13 +5,7 @@
 #include <time.h>
 
 #include "lib/log.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "lib/clock.h"
 
 static int register_metrics(cw_ctrl *c, cw_error *err)
 {
@@ -153,7 +147,7 @@ int cw_ctrl_start(cw_ctrl *c, cw_error *err)
     };
     if ((rc = cw_ctrl_workers_start(&c->workers, &wc, err)) != CW_OK)
         return rc;
-    c->next_resync = mono() + c->cfg.resync;
+    c->next_resync = cw_clock_mono() + c->cfg.resync;
     return CW_OK;
 }
 
@@ -169,8 +163,8 @@ void cw_ctrl_tick(cw_ctrl *c)
         cw_metrics_add(c->m_queue_retries, NULL, (double)(st.retries - c->retries_seen));
         c->retries_seen = st.retries;
     }
-    if (mono() >= c->next_resync) {
-        c->next_resync = mono() + c->cfg.resync;
+    if (cw_clock_mono() >= c->next_resync) {
+        c->next_resync = cw_clock_mono() + c->cfg.resync;
         if (cw_leader_is_leader(&c->leader))
             cw_schedctl_enqueue_all(&c->sched);
     }

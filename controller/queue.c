@@ -1,5 +1,6 @@
 #include "controller/queue.h"
 #include "lib/grow.h"
+#include "lib/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,13 +23,6 @@ static int64_t realtime_ms(void *ud)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void cw_queue_opts_init(cw_queue_opts *o)
@@ -308,7 +302,7 @@ double cw_queue_next_backoff(cw_queue *q, const char *key)
 int cw_queue_get(cw_queue *q, double wait_seconds, char **key)
 {
     int rc;
-    double deadline = mono() + (wait_seconds > 0 ? wait_seconds : 0);
+    double deadline = cw_clock_mono() + (wait_seconds > 0 ? wait_seconds : 0);
     *key = NULL;
     pthread_mutex_lock(&q->mu);
     for (;;) {
@@ -337,7 +331,7 @@ int cw_queue_get(cw_queue *q, double wait_seconds, char **key)
             rc = CW_OK;
             break;
         }
-        double t = mono();
+        double t = cw_clock_mono();
         if (t >= deadline) {
             rc = CW_QUEUE_EMPTY;
             break;

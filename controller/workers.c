@@ -6,13 +6,7 @@
 #include <unistd.h>
 
 #include "lib/log.h"
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "lib/clock.h"
 
 void cw_ctrl_workers_init(cw_ctrl_workers *w)
 {
@@ -61,9 +55,9 @@ static void *work(void *arg)
         cw_error err;
         cw_error_init(&err);
         atomic_fetch_add(&w->busy, 1);
-        double t0 = mono();
+        double t0 = cw_clock_mono();
         rc = c->reconcile(c->ud, key, &res, &err);
-        double took = mono() - t0;
+        double took = cw_clock_mono() - t0;
         atomic_fetch_sub(&w->busy, 1);
         const char *outcome = res.outcome ? res.outcome : rc != CW_OK ? "error" : "ok";
         const char *v[] = {c->name, outcome};

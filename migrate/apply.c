@@ -6,6 +6,7 @@
 #include "lib/failpoint.h"
 #include "lib/pool.h"
 #include "migrate/scbackup.h"
+#include "lib/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,13 +31,6 @@ void cw_apply_write_opts(const cw_apply *a, cw_kube_write_opts *w)
     cw_kube_write_opts_init(w);
     w->dry_run = a->cfg.dry_run;
     w->field_manager = "cronwarden";
-}
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* ---- RecurringJobs ---- */
@@ -115,7 +109,7 @@ static void wait_job(void *ud, size_t k)
     cw_kube_resource cj = {"batch", a->cronjob_version, "cronjobs", a->cfg.namespace};
     char cronjob[CW_NAMES_MAX + 3];
     snprintf(cronjob, sizeof(cronjob), "%s-c", j->name);
-    double deadline = mono() + a->cfg.wait_timeout;
+    double deadline = cw_clock_mono() + a->cfg.wait_timeout;
     int ready = 0;
     while (!ready && !stopped(a)) {
         cw_error err;
@@ -123,7 +117,7 @@ static void wait_job(void *ud, size_t k)
         ready = cw_kube_get(a->kube, &r, j->name, NULL, &err) == CW_OK &&
                 (!a->cfg.wait_for_controller ||
                  cw_kube_get(a->kube, &cj, cronjob, NULL, &err) == CW_OK);
-        if (ready || mono() >= deadline)
+        if (ready || cw_clock_mono() >= deadline)
             break;
         usleep(500 * 1000);
     }

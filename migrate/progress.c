@@ -1,16 +1,10 @@
 #include "migrate/progress.h"
 #include "lib/log.h"
+#include "lib/clock.h"
 
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void cw_progress_init(cw_progress *p, FILE *out, int tty)
 {
@@ -54,7 +48,7 @@ void cw_progress_phase(cw_progress *p, const char *phase, size_t total)
     snprintf(p->phase, sizeof(p->phase), "%s", phase);
     p->total = total;
     atomic_store(&p->done, 0);
-    p->start = p->last_print = now();
+    p->start = p->last_print = cw_clock_mono();
     p->last_logged_pct = 0;
     pthread_mutex_unlock(&p->lock);
 }
@@ -62,7 +56,7 @@ void cw_progress_phase(cw_progress *p, const char *phase, size_t total)
 void cw_progress_add(cw_progress *p, size_t n)
 {
     size_t done = atomic_fetch_add(&p->done, n) + n;
-    double t = now();
+    double t = cw_clock_mono();
     if (pthread_mutex_trylock(&p->lock) != 0)
         return; /* another thread is printing; the next call catches up */
     size_t pct = p->total ? done * 100 / p->total : 0;
@@ -78,6 +72,6 @@ void cw_progress_add(cw_progress *p, size_t n)
 void cw_progress_done(cw_progress *p)
 {
     pthread_mutex_lock(&p->lock);
-    render(p, now(), 1);
+    render(p, cw_clock_mono(), 1);
     pthread_mutex_unlock(&p->lock);
 }

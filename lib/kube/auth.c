@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "lib/clock.h"
 
 int cw_kube_auth_token(cw_kube_client *c, int force, char **out, cw_error *err)
 {
     int rc = CW_OK;
     *out = NULL;
     pthread_mutex_lock(&c->mu);
-    double now = cw_kube_now();
+    double now = cw_clock_mono();
     if (c->cfg.token_file && (force || now - c->token_read_at >= c->opts.token_reread)) {
         char *fresh = NULL;
         cw_error rerr;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/version.h"
+#include "lib/clock.h"
 
 void cw_kube_client_opts_init(cw_kube_client_opts *o)
 {
@@ -168,7 +169,7 @@ int cw_kube_client_new(const cw_kube_config *cfg, const cw_kube_client_opts *o,
     if ((rc = build_base_url(c, err)) != CW_OK)
         goto done;
 
-    double now = cw_kube_now();
+    double now = cw_clock_mono();
     cw_kube_bucket_init(&c->bucket, o->qps, o->burst, now);
     if (c->cfg.token && !(c->token = strdup(c->cfg.token))) {
         rc = cw_error_set(err, CW_ENOMEM, "out of memory");
@@ -251,7 +252,7 @@ void cw_kube_pool_release(cw_kube_client *c, size_t slot)
 void cw_kube_throttle(cw_kube_client *c)
 {
     pthread_mutex_lock(&c->mu);
-    double wait = cw_kube_bucket_reserve(&c->bucket, cw_kube_now());
+    double wait = cw_kube_bucket_reserve(&c->bucket, cw_clock_mono());
     c->stats.throttled += wait;
     pthread_mutex_unlock(&c->mu);
     cw_kube_sleep(wait);

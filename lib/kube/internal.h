@@ -32,7 +32,6 @@ int cw_kube_pem_check_pair(const char *cert_pem, size_t cert_len, const char *ke
 int cw_kube_read_trimmed(const char *path, char **out, cw_error *err);
 
 /* ---- retry.c: pure helpers ---- */
-double cw_kube_now(void); /* monotonic seconds */
 void cw_kube_sleep(double seconds);
 /* Full jitter: u * min(cap, base * 2^(retry-1)), u in [0,1), retry >= 1. */
 double cw_kube_backoff(int retry, double base, double cap, double u);

@@ -2,6 +2,7 @@
 #include "lib/failpoint.h"
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,20 +17,13 @@ static const cw_kube_resource *leases(const cw_lease *l, cw_kube_resource *r)
     return r;
 }
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Sleeps up to `seconds`, waking early when the lease is released (or, with `caller`, when the
  * caller's stop flag is set). */
 static void nap(cw_lease *l, double seconds, int caller)
 {
-    double end = mono() + seconds;
+    double end = cw_clock_mono() + seconds;
     while (!atomic_load(&l->stop) && !(caller && l->opts.stop && atomic_load(l->opts.stop))) {
-        double left = end - mono();
+        double left = end - cw_clock_mono();
         if (left <= 0)
             break;
         usleep((useconds_t)((left < 0.1 ? left : 0.1) * 1e6));
@@ -168,7 +162,7 @@ static json_object *lease_object(const cw_lease *l, json_object *base, const cha
 static void *renew_loop(void *arg)
 {
     cw_lease *l = arg;
-    double last_ok = mono();
+    double last_ok = cw_clock_mono();
     while (!atomic_load(&l->stop)) {
         nap(l, l->opts.renew_interval, 0);
         if (atomic_load(&l->stop))
@@ -192,7 +186,7 @@ static void *renew_loop(void *arg)
             rc = cw_kube_update(l->kube, &r, l->name, cur, NULL, &out, &err);
             if (rc == CW_OK) {
                 keep_rv(l, out);
-                last_ok = mono();
+                last_ok = cw_clock_mono();
             }
         }
         json_object_put(cur);
@@ -200,7 +194,7 @@ static void *renew_loop(void *arg)
         if (rc != CW_OK) {
             cw_log(CW_LOG_WARN, "lease renewal failed", CW_LS("lease", l->name),
                    CW_LS("error", err.message));
-            if (mono() - last_ok > l->opts.renew_deadline) {
+            if (cw_clock_mono() - last_ok > l->opts.renew_deadline) {
                 snprintf(l->lost_why, sizeof(l->lost_why),
                          "lease %s/%s could not be renewed for %gs: %.300s", l->namespace, l->name,
                          l->opts.renew_deadline, err.message);
@@ -215,7 +209,7 @@ static void *renew_loop(void *arg)
 int cw_lease_acquire(cw_lease *l, double wait, cw_error *err)
 {
     cw_kube_resource r;
-    double deadline = mono() + wait, seen_at = 0;
+    double deadline = cw_clock_mono() + wait, seen_at = 0;
     char seen_rv[128] = "";
     int announced = 0;
     cw_kube_write_opts w;
@@ -245,7 +239,7 @@ int cw_lease_acquire(cw_lease *l, double wait, cw_error *err)
         const char *rv = cw_json_path_string(cur, "metadata.resourceVersion");
         json_object *dur = cw_json_path(cur, "spec.leaseDurationSeconds");
         int d = dur ? json_object_get_int(dur) : l->opts.duration;
-        double t = mono();
+        double t = cw_clock_mono();
         if (!rv || strcmp(rv, seen_rv) != 0) {
             snprintf(seen_rv, sizeof(seen_rv), "%s", rv ? rv : "");
             seen_at = t;

@@ -11,6 +11,7 @@
 
 #include "lib/json.h"
 #include "lib/log.h"
+#include "lib/clock.h"
 
 void cw_kube_req_init(cw_kube_req *r)
 {
@@ -258,7 +259,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
 {
     int rc = CW_OK;
     int attempts = 0, reauthed = 0, retryable = 0;
-    double start = cw_kube_now();
+    double start = cw_clock_mono();
     double deadline = start + c->opts.retry_budget;
     char *token = NULL;
     CURL *own = NULL;
@@ -290,7 +291,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
         token = NULL;
         if ((rc = cw_kube_auth_token(c, 0, &token, err)) != CW_OK)
             goto done;
-        double t0 = cw_kube_now();
+        double t0 = cw_clock_mono();
         x.h = own;
         if (!own && (rc = cw_kube_pool_acquire(c, &slot, &x.h, err)) != CW_OK)
             goto done;
@@ -308,7 +309,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
             goto done;
         cw_log(CW_LOG_DEBUG, "kube request", CW_LS("method", req->method), CW_LS("path", req->path),
                CW_LI("status", resp->status), CW_LI("curl", (int)code), CW_LI("attempt", attempts),
-               CW_LD("seconds", cw_kube_now() - t0));
+               CW_LD("seconds", cw_clock_mono() - t0));
 
         if (resp->stopped) {
             rc = resp->sink_rc < 0 ? resp->sink_rc : CW_OK;
@@ -364,7 +365,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
             pthread_mutex_unlock(&c->mu);
             delay = cw_kube_backoff(attempts, c->opts.backoff_base, c->opts.backoff_max, u);
         }
-        if (cw_kube_now() + delay > deadline)
+        if (cw_clock_mono() + delay > deadline)
             break;
         cw_log(CW_LOG_WARN, "retrying Kubernetes API request", CW_LS("method", req->method),
                CW_LS("path", req->path), CW_LI("attempt", attempts), CW_LD("delay_seconds", delay),
@@ -375,7 +376,8 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
         cw_kube_sleep(delay);
     }
     if (attempts > 1)
-        append_note(err, " (gave up after %d attempts in %.1fs)", attempts, cw_kube_now() - start);
+        append_note(err, " (gave up after %d attempts in %.1fs)", attempts,
+                    cw_clock_mono() - start);
 done:
     if (token) {
         memset(token, 0, strlen(token));

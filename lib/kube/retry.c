@@ -10,13 +10,6 @@
 
 #define MAX_RETRY_AFTER 86400.0
 
-double cw_kube_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void cw_kube_sleep(double seconds)
 {
     if (!(seconds > 0))

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "controller/queue.h"
+#include "lib/clock.h"
 
 typedef enum { ADD, AT, AFTER_RL, FORGET, GET, DONE, CLOCK, FAILS, STATS, SHUTDOWN } op_kind;
 
@@ -193,13 +194,6 @@ static void scripted(void **state)
         run_script(&scripts[i]);
 }
 
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* With the real clock, a waiting get wakes for a timer, and shutdown wakes waiters at once. */
 static void real_clock_wakeups(void **state)
 {
@@ -208,18 +202,18 @@ static void real_clock_wakeups(void **state)
     cw_error err;
     char *key = NULL;
     assert_int_equal(cw_queue_init(&q, NULL, &err), CW_OK);
-    double t0 = mono();
+    double t0 = cw_clock_mono();
     assert_int_equal(cw_queue_add_after(&q, "a", 0.15), CW_OK);
     assert_int_equal(cw_queue_get(&q, 2.0, &key), CW_OK);
-    double took = mono() - t0;
+    double took = cw_clock_mono() - t0;
     assert_string_equal(key, "a");
     if (took < 0.14 || took > 0.6)
         fail_msg("timer of 150 ms woke the waiter after %.3f s", took);
     free(key);
     cw_queue_done(&q, "a");
-    t0 = mono();
+    t0 = cw_clock_mono();
     assert_int_equal(cw_queue_get(&q, 0.1, &key), CW_QUEUE_EMPTY);
-    assert_true(mono() - t0 >= 0.09);
+    assert_true(cw_clock_mono() - t0 >= 0.09);
     cw_queue_shutdown(&q);
     assert_int_equal(cw_queue_get(&q, 5.0, &key), CW_QUEUE_SHUTDOWN);
     cw_queue_free(&q);

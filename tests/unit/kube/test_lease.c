@@ -19,6 +19,7 @@
 #include "lib/kube/lease.h"
 #include "lib/log.h"
 #include "tests/unit/kube/fake_client.h"
+#include "lib/clock.h"
 
 typedef struct fake {
     pthread_mutex_t mu;
@@ -33,13 +34,6 @@ typedef struct fake {
     char last_method[16];
     char body[512];
 } fake;
-
-static double mono(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void lease_body(fake *s)
 {
@@ -64,7 +58,7 @@ static int hook(void *ud, const char *method, const char *path, int attempt, cw_
         f->body = "{\"kind\":\"Status\",\"code\":500,\"message\":\"etcd down\"}";
     } else if (strcmp(method, "GET") == 0) {
         if (!s->gets++)
-            s->first_get = mono();
+            s->first_get = cw_clock_mono();
         if (s->bump_on_get)
             s->rv++;
         lease_body(s);
@@ -72,7 +66,7 @@ static int hook(void *ud, const char *method, const char *path, int attempt, cw_
         f->body = s->exists ? s->body : "{\"kind\":\"Status\",\"code\":404}";
     } else if (strcmp(method, "PUT") == 0 || strcmp(method, "POST") == 0) {
         if (strcmp(method, "PUT") == 0 && !s->puts++)
-            s->first_put = mono();
+            s->first_put = cw_clock_mono();
         if (strcmp(method, "POST") == 0)
             s->posts++;
         s->exists = 1;
@@ -162,9 +156,9 @@ static void released_or_missing_taken_at_once(void **state)
         cw_error err;
         cw_lease_opts o = opts(0);
         assert_int_equal(cw_lease_init(&l, c, "ns", "l", &o, &err), CW_OK);
-        double t0 = mono();
+        double t0 = cw_clock_mono();
         assert_int_equal(cw_lease_acquire(&l, 5, &err), CW_OK);
-        assert_true(mono() - t0 < 0.3);
+        assert_true(cw_clock_mono() - t0 < 0.3);
         assert_int_equal(s.posts, exists ? 0 : 1); /* a missing Lease is created */
         cw_lease_release(&l);                      /* migrate's mode: delete */
         assert_string_equal(s.last_method, "DELETE");
@@ -219,9 +213,9 @@ static void stop_ends_an_unbounded_acquire(void **state)
     assert_int_equal(cw_lease_init(&l, c, "ns", "l", &o, &err), CW_OK);
     pthread_t t;
     pthread_create(&t, NULL, set_stop, NULL);
-    double t0 = mono();
+    double t0 = cw_clock_mono();
     assert_int_equal(cw_lease_acquire(&l, -1, &err), 1);
-    assert_true(mono() - t0 < 1.0);
+    assert_true(cw_clock_mono() - t0 < 1.0);
     pthread_join(t, NULL);
     cw_lease_free(&l);
     cw_kube_client_free(c);
@@ -229,8 +223,8 @@ static void stop_ends_an_unbounded_acquire(void **state)
 
 static void wait_lost(cw_lease *l, double max)
 {
-    double t0 = mono();
-    while (!cw_lease_lost(l) && mono() - t0 < max)
+    double t0 = cw_clock_mono();
+    while (!cw_lease_lost(l) && cw_clock_mono() - t0 < max)
         usleep(10 * 1000);
 }
 
@@ -254,9 +248,9 @@ static void lost_to_another_holder_or_failed_renewals(void **state)
         else
             s.fail = 1;
         pthread_mutex_unlock(&s.mu);
-        double t0 = mono();
+        double t0 = cw_clock_mono();
         wait_lost(&l, 3);
-        double took = mono() - t0;
+        double took = cw_clock_mono() - t0;
         assert_true(cw_lease_lost(&l));
         if (how == 0) {
             assert_string_equal(l.lost_why, "lease ns/l is now held by thief");

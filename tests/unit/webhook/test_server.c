@@ -25,6 +25,7 @@
 #include "lib/tz.h"
 #include "webhook/certs.h"
 #include "webhook/server.h"
+#include "lib/clock.h"
 
 #define MAX_BODY (2u * 1024 * 1024)
 
@@ -648,19 +649,12 @@ typedef struct drain_job {
     double seconds;
 } drain_job;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void *drain_thread(void *arg)
 {
     drain_job *j = arg;
-    double t0 = now_s();
+    double t0 = cw_clock_mono();
     j->rc = cw_webhook_server_drain(j->srv, j->grace);
-    j->seconds = now_s() - t0;
+    j->seconds = cw_clock_mono() - t0;
     return NULL;
 }
 
@@ -760,11 +754,11 @@ static void slow_and_idle_clients_are_cut_off(void **state)
     /* Idle after the handshake: closed after the idle timeout. */
     tls_client idle;
     assert_int_equal(tls_connect(&idle, srv.port, "NORMAL"), 0);
-    double t0 = now_s();
+    double t0 = cw_clock_mono();
     cw_buf b;
     cw_buf_init(&b);
     assert_true(tls_read_response(&idle, &b) <= 0);
-    double waited = now_s() - t0;
+    double waited = cw_clock_mono() - t0;
     assert_true(waited >= 0.9 && waited < 5);
     tls_close(&idle);
 
