@@ -1,4 +1,4 @@
-/* bench_cron: parses/s and next()/s of lib/cron over a Longhorn/Velero-style expression mix,
+/* bench_cron: parses/s and next()/s of cron/ over a Longhorn/Velero-style expression mix,
  * median of several runs, next to robfig/cron (Go) on the same mix when Go is available.
  *   bench_cron [--runs N] [--no-go] */
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/cron.h"
+#include "cron/cron.h"
 
 /* What RecurringJobs and Velero Schedules carry in practice, a few with zone prefixes. */
 static const char *const mix[] = {

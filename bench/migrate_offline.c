@@ -13,7 +13,7 @@
 
 #include "bench_util.h"
 #include "defaults/policy.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "lib/yaml.h"
 #include "migrate/load.h"
 #include "migrate/plan.h"

@@ -14,8 +14,8 @@
 
 #include "bench_util.h"
 #include "lib/gojson.h"
-#include "lib/kube/client.h"
-#include "lib/names.h"
+#include "kube/client.h"
+#include "defaults/names.h"
 #include "lib/pool.h"
 
 static const char *crons[] = {"0 */6 * * *", "0 2 * * *",    "30 3 * * SUN", "@hourly",

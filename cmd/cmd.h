@@ -6,7 +6,7 @@
 
 #include "defaults/policy.h"
 #include "lib/error.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 #define CW_EXIT_OK    0
 #define CW_EXIT_FAIL  1

@@ -6,21 +6,21 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "controller/manager.h"
+#include "controller/core/manager.h"
 #include "defaults/policy.h"
-#include "lib/kube/client.h"
-#include "lib/kube/config.h"
+#include "kube/client.h"
+#include "kube/config.h"
 #include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/opts.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 #define LEASE_NAME "cronwarden-controller"
 
 /* Process configuration: the options table writes here. */
 static struct {
-    char *kubeconfig, *context, *namespace, *lease_namespace, *metrics_listen, *log_level,
-        *log_format;
+    char *kubeconfig, *context, *controllers, *namespace, *lease_namespace, *metrics_listen,
+        *log_level, *log_format;
     long long workers;
     int skip_immediately, leader_elect;
     double lease_duration;
@@ -31,10 +31,15 @@ static const cw_opt opts[] = {
      "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)", &o.kubeconfig, NULL,
      NULL, 0, 0, 0},
     {"context", 0, CW_OPT_STRING, "NAME", "kubeconfig context", &o.context, NULL, NULL, 0, 0, 0},
-    {"namespace", 'n', CW_OPT_STRING, "NS", "watch Schedules and Backups in this namespace only",
+    {"controllers", 0, CW_OPT_STRING, "LIST",
+     "reconcilers to run: a comma list of names, `*` for all, `-name` to leave one out "
+     "(names and defaults: docs/controller.md; `cronwarden controller --help` lists them)",
+     &o.controllers, "", NULL, 0, 0, 0},
+    {"namespace", 'n', CW_OPT_STRING, "NS",
+     "Velero's namespace: watch Schedules and Backups there only (\"\": every namespace)",
      &o.namespace, "", NULL, 0, 0, 0},
-    {"workers", 0, CW_OPT_INT, "N", "Schedules reconciled in parallel", &o.workers, "2", NULL, 1,
-     64, 0},
+    {"workers", 0, CW_OPT_INT, "N", "keys each reconciler handles in parallel", &o.workers, "2",
+     NULL, 1, 64, 0},
     {"schedule-skip-immediately", 0, CW_OPT_BOOL, NULL,
      "Velero's --schedule-skip-immediately: what an absent spec.skipImmediately means",
      &o.skip_immediately, "false", NULL, 0, 0, 0},
@@ -57,23 +62,39 @@ static const cw_opt opts[] = {
      "text|json", 0, 0, 0},
 };
 
-static const cw_cmd_spec spec = {
-    "controller",
-    "cronwarden controller [flags]",
-    "Runs the Velero Schedule reconciler: submits each Schedule's Backups on time (named "
-    "<schedule>-<YYYYMMDDhhmmss>, labelled velero.io/schedule-name), consumes skipImmediately, "
-    "reports invalid schedules in status, and never runs two Backups of a schedule at once. Serves "
-    "/healthz, /readyz and /metrics over plain HTTP. Every flag can also be set as "
-    "CRONWARDEN_<FLAG> in the environment or as a key of --config FILE (YAML); flags win.",
-    opts,
-    sizeof(opts) / sizeof(opts[0]),
-    "Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 1 when the controller failed, 2 on a usage "
-    "or configuration error.\n"
-    "Details: docs/controller.md.",
-    1,
-    0,
-    0,
+static cw_cmd_spec spec = {
+    .name = "controller",
+    .synopsis = "cronwarden controller [flags]",
+    .summary =
+        "Runs the reconcilers chosen with --controllers (the runtime side of cronwarden's rules), "
+        "each with its own informers and work queue, on the elected leader only. Serves /healthz, "
+        "/readyz and /metrics over plain HTTP. Every flag can also be set as CRONWARDEN_<FLAG> in "
+        "the "
+        "environment or as a key of --config FILE (YAML); flags win.",
+    .opts = opts,
+    .nopts = sizeof(opts) / sizeof(opts[0]),
+    .config_file = 1,
 };
+
+#define EXIT_CODES                                                                                 \
+    "Exit codes: 0 after a clean stop (SIGTERM/SIGINT), 1 when the controller failed, 2 on a "     \
+    "usage or configuration error.\nDetails: docs/controller.md."
+
+/* The --help footer: every reconciler, whether it runs by default, and what it replaces. */
+static void build_footer(char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "Controllers (--controllers):\n");
+    for (size_t i = 0; cw_reconcilers[i] && used < len; i++) {
+        const cw_reconciler_ops *r = cw_reconcilers[i];
+        int n = snprintf(buf + used, len - used, "  %-16s %s; %s\n", r->name,
+                         r->default_enabled ? "on by default" : "off by default", r->summary);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "%s", EXIT_CODES);
+}
 
 /* Waits for SIGTERM/SIGINT, ticking the controller's housekeeping once a second. */
 static void run_until_signal(cw_ctrl *c, sigset_t *set)
@@ -108,6 +129,9 @@ int cw_cmd_controller(int argc, char **argv)
     cw_error_init(&err);
     cw_kube_config_init(&kcfg);
     memset(&ctrl, 0, sizeof(ctrl));
+    char footer[4096];
+    build_footer(footer, sizeof(footer));
+    spec.footer = footer;
 
     rc = cw_opts_parse(&spec, argc, argv, NULL, stdout, &err);
     if (rc == 1) {
@@ -155,6 +179,7 @@ int cw_cmd_controller(int argc, char **argv)
         o.lease_namespace && *o.lease_namespace ? o.lease_namespace : kcfg.namespace;
     cw_ctrl_config cc = {
         .kube = kube,
+        .controllers = o.controllers,
         .namespace = o.namespace,
         .workers = (size_t)o.workers,
         .policy = &policy,
@@ -175,9 +200,15 @@ int cw_cmd_controller(int argc, char **argv)
     }
     if (rc != CW_OK)
         goto fail;
+    char enabled[256] = "";
+    for (size_t i = 0; i < ctrl.nslots; i++) {
+        size_t used = strlen(enabled);
+        snprintf(enabled + used, sizeof(enabled) - used, "%s%s", i ? "," : "",
+                 ctrl.slots[i].ops->name);
+    }
     cw_log(CW_LOG_INFO, "configuration", CW_LS("server", kcfg.server), CW_LS("config", kcfg.source),
-           CW_LS("namespace", *o.namespace ? o.namespace : "(all)"), CW_LI("workers", o.workers),
-           CW_LB("schedule_skip_immediately", o.skip_immediately),
+           CW_LS("controllers", enabled), CW_LS("namespace", *o.namespace ? o.namespace : "(all)"),
+           CW_LI("workers", o.workers), CW_LB("schedule_skip_immediately", o.skip_immediately),
            CW_LB("leader_elect", o.leader_elect), CW_LS("lease", LEASE_NAME),
            CW_LS("lease_namespace", lease_ns), CW_LD("lease_duration_s", o.lease_duration),
            CW_LS("identity", cw_leader_identity(&ctrl.leader)),

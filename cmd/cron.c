@@ -8,9 +8,9 @@
 #include <json-c/json.h>
 
 #include "cmd/cmd.h"
-#include "lib/cron.h"
+#include "cron/cron.h"
 #include "lib/opts.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 #define DIALECT                                                                                    \
     "The dialect is robfig/cron v3's ParseStandard, as used by Longhorn RecurringJobs and\n"       \

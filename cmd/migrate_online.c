@@ -4,10 +4,10 @@
 
 #include "cmd/cmd.h"
 #include "cmd/migrate.h"
-#include "lib/kube/client.h"
+#include "kube/client.h"
 #include "lib/log.h"
 #include "migrate/apply.h"
-#include "lib/kube/lease.h"
+#include "kube/lease.h"
 #include "migrate/progress.h"
 
 #define LEASE_NAME "cronwarden-migrate"

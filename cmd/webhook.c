@@ -11,7 +11,7 @@
 #include "defaults/policy.h"
 #include "lib/log.h"
 #include "lib/opts.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "webhook/certstore.h"
 #include "webhook/selfsigned.h"
 #include "webhook/server.h"

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "defaults/schedule.h"
-#include "lib/cron.h"
+#include "cron/cron.h"
 #include "lib/json.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 void cw_schedctl_actions_init(cw_schedctl_actions *a)
 {

@@ -5,10 +5,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "controller/core/manager.h"
 #include "lib/failpoint.h"
 #include "lib/json.h"
 #include "lib/log.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 #define KEY_MAX 600
 
@@ -204,13 +205,7 @@ int cw_schedctl_synced(cw_schedctl *s)
 
 int cw_schedctl_enqueue_all(cw_schedctl *s)
 {
-    cw_strlist keys;
-    cw_strlist_init(&keys);
-    int rc = cw_ctrl_store_keys(cw_informer_store(&s->schedules), &keys);
-    for (size_t i = 0; rc == CW_OK && i < keys.len; i++)
-        rc = cw_queue_add(s->o.queue, keys.items[i]);
-    cw_strlist_free(&keys);
-    return rc;
+    return cw_informer_enqueue_all(&s->schedules, s->o.queue);
 }
 
 /* ---- the reconcile ---- */
@@ -392,3 +387,66 @@ done:
     json_object_put(backups);
     return rc;
 }
+
+/* ---- the reconciler as the manager sees it (controller/core/reconciler.h) ---- */
+
+static int op_create(const cw_reconciler_env *env, void **self, cw_error *err)
+{
+    cw_schedctl *s = calloc(1, sizeof(*s));
+    if (!s)
+        return cw_error_set(err, CW_ENOMEM, "out of memory");
+    *self = s;
+    cw_schedctl_opts so = {
+        .kube = env->cfg->kube,
+        .namespace = env->cfg->namespace,
+        .queue = env->queue,
+        .decide = {.policy = env->cfg->policy, .zone_offset = env->cfg->zone_offset},
+        .metrics = env->metrics,
+        .informer_metrics = env->informer_metrics,
+        .page_size = env->cfg->page_size,
+    };
+    return cw_schedctl_init(s, &so, err);
+}
+
+static int op_start(void *self, cw_error *err)
+{
+    return cw_schedctl_start(self, err);
+}
+
+static int op_synced(void *self, char *why, size_t whylen)
+{
+    cw_schedctl *s = self;
+    cw_informer *infs[] = {&s->schedules, &s->backups};
+    return cw_informers_synced(infs, 2, why, whylen);
+}
+
+static int op_enqueue_all(void *self)
+{
+    return cw_schedctl_enqueue_all(self);
+}
+
+static void op_stop(void *self)
+{
+    cw_schedctl_stop(self);
+}
+
+static void op_destroy(void *self)
+{
+    if (self)
+        cw_schedctl_free(self);
+    free(self);
+}
+
+const cw_reconciler_ops cw_schedule_reconciler = {
+    .name = "schedule",
+    .summary = "runs Velero Schedules (replaces Velero's schedule controller: start Velero with "
+               "--disable-controllers=schedule)",
+    .default_enabled = 0,
+    .create = op_create,
+    .start = op_start,
+    .synced = op_synced,
+    .enqueue_all = op_enqueue_all,
+    .reconcile = cw_schedctl_reconcile,
+    .stop = op_stop,
+    .destroy = op_destroy,
+};

@@ -6,11 +6,12 @@
 #ifndef CW_SCHEDCTL_APPLY_H
 #define CW_SCHEDCTL_APPLY_H
 
-#include "controller/informer.h"
-#include "controller/queue.h"
+#include "controller/core/informer.h"
+#include "controller/core/queue.h"
+#include "controller/core/reconciler.h"
 #include "controller/schedule.h"
-#include "controller/workers.h"
-#include "lib/kube/client.h"
+#include "controller/core/workers.h"
+#include "kube/client.h"
 #include "lib/metrics.h"
 
 typedef struct cw_schedctl_opts {
@@ -44,5 +45,8 @@ int cw_schedctl_synced(cw_schedctl *s);
 int cw_schedctl_enqueue_all(cw_schedctl *s);
 /* The reconcile of one "namespace/name" key (a cw_ctrl_reconcile_fn; ud is the cw_schedctl). */
 int cw_schedctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err);
+
+/* The reconciler `--controllers schedule` runs (controller/reconcilers.c). */
+extern const cw_reconciler_ops cw_schedule_reconciler;
 
 #endif

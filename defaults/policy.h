@@ -15,7 +15,7 @@
 
 #include "lib/error.h"
 #include "lib/strlist.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 #define CW_POLICY_MAX_RETAIN_DEFAULT 100 /* Longhorn setting recurring-job-max-retention */
 #define CW_POLICY_MAX_RETAIN_LIMIT   250 /* the setting's allowed range is 1..250 */

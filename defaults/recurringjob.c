@@ -9,10 +9,10 @@
 
 #include "defaults/patch.h"
 #include "lib/buf.h"
-#include "lib/cron.h"
+#include "cron/cron.h"
 #include "lib/json.h"
 #include "lib/k8sname.h"
-#include "lib/names.h"
+#include "defaults/names.h"
 
 static const char *const tasks[] = {
     "snapshot", "snapshot-force-create", "snapshot-cleanup", "snapshot-delete",

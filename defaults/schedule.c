@@ -4,7 +4,7 @@
 
 #include "defaults/patch.h"
 #include "lib/json.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 /* A boolean member: 1 true, 0 false, -1 absent or null, -2 another type. */
 static int tri_bool(json_object *obj, const char *key)

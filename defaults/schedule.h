@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "defaults/policy.h"
-#include "lib/cron.h"
+#include "cron/cron.h"
 #include "lib/error.h"
 
 /* Velero's texts, kept byte for byte (they end up in status.validationErrors). */

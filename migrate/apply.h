@@ -6,8 +6,8 @@
 #ifndef CW_APPLY_H
 #define CW_APPLY_H
 
-#include "lib/kube/client.h"
-#include "lib/kube/lease.h"
+#include "kube/client.h"
+#include "kube/lease.h"
 #include "migrate/plan.h"
 #include "migrate/progress.h"
 

@@ -13,7 +13,7 @@
 #include "defaults/policy.h"
 #include "lib/buf.h"
 #include "lib/error.h"
-#include "lib/names.h"
+#include "defaults/names.h"
 #include "lib/strlist.h"
 #include "lib/strmap.h"
 

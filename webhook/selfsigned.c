@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "lib/json.h"
-#include "lib/kube/client.h"
+#include "kube/client.h"
 #include "lib/log.h"
 #include "webhook/certs.h"
 

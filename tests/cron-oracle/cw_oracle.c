@@ -1,5 +1,5 @@
 /* cronwarden's side of the robfig differential test (see main.go for the line format).
- *   cw_oracle run  < corpus   answers each line with lib/cron
+ *   cw_oracle run  < corpus   answers each line with cron/
  *   cw_oracle gen N SEED      writes a corpus of N lines: random and hand-picked expressions,
  *                             from-times around DST transitions and in odd caller offsets */
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "lib/buf.h"
-#include "lib/cron.h"
-#include "lib/tz.h"
+#include "cron/cron.h"
+#include "cron/tz.h"
 
 static void put_esc(const char *s)
 {

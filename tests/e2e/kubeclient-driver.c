@@ -1,4 +1,4 @@
-/* Test driver for lib/kube against a real kube-apiserver (tests/e2e/scenarios/kube_client.sh).
+/* Test driver for kube against a real kube-apiserver (tests/e2e/scenarios/kube_client.sh).
  *
  *   kubeclient-driver [--kubeconfig F] [--context C] [--sa-dir D] [--qps Q] [--burst B]
  *                     [--inflight N] [--namespace NS] <check> [args...]
@@ -37,8 +37,8 @@
 #include <curl/curl.h>
 
 #include "lib/json.h"
-#include "lib/kube/client.h"
-#include "lib/kube/config.h"
+#include "kube/client.h"
+#include "kube/config.h"
 #include "lib/log.h"
 
 typedef struct drv {

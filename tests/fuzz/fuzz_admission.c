@@ -14,7 +14,7 @@
 
 #include "fuzz.h"
 #include "lib/json.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "webhook/admit.h"
 
 static cw_tzdb tzdb;

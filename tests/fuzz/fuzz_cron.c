@@ -1,4 +1,4 @@
-/* lib/cron: cw_cron_parsen on arbitrary bytes (NUL bytes included), then cw_cron_next_checked
+/* cron/: cw_cron_parsen on arbitrary bytes (NUL bytes included), then cw_cron_next_checked
  * from a few fixed instants in a few caller offsets. Invariants, besides no crash, leak or UB:
  *   - parse returns CW_OK or an error with a message (CW_EINVAL; zone loading may add others);
  *   - next returns 1, 0 (past the horizon) or CW_ELIMIT (only for schedules with a zone);
@@ -7,8 +7,8 @@
  *     minute, hour, month and the day rule), nothing fires in between: next(next - 1) == next,
  *     and the following fire time is later still. @every fires exactly `every` later. */
 #include "fuzz.h"
-#include "lib/cron.h"
-#include "lib/tz_internal.h"
+#include "cron/cron.h"
+#include "cron/tz_internal.h"
 
 #define YEAR9999_END INT64_C(253402300799)
 

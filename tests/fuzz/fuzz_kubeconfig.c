@@ -1,4 +1,4 @@
-/* lib/kube kubeconfig loading: the input is written to a file in a scratch directory that also
+/* kube kubeconfig loading: the input is written to a file in a scratch directory that also
  * holds the files kubeconfigs reference in the seeds (ca.crt, certs/client.crt, certs/client.key,
  * tok, junk.crt), then cw_kube_config_load_kubeconfig loads it alone and merged with itself.
  * Invariants, besides no crash, leak or UB:
@@ -13,7 +13,7 @@
 
 #include "../unit/kube/pemgen.h"
 #include "fuzz.h"
-#include "lib/kube/config.h"
+#include "kube/config.h"
 
 static char dir[64], path[128];
 

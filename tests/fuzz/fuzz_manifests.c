@@ -10,7 +10,7 @@
  *   - the RecurringJobs file loads, one object per job created. */
 #include "fuzz.h"
 #include "lib/json.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "migrate/load.h"
 #include "migrate/plan.h"
 #include "migrate/write.h"

@@ -2,7 +2,7 @@
 #ifndef CW_TEST_TZDB_FIXTURE_H
 #define CW_TEST_TZDB_FIXTURE_H
 
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 static cw_tzdb tzdb;
 

@@ -22,7 +22,7 @@ assert_ok kc create rolebinding cronwarden-controller-user -n "$LEASE_NS" --role
 # ctl NAME [VAR=VALUE...]: a controller replica as user controller, in the background.
 ctl() {
   local name=$1; shift
-  e2e_bg "$name" env "$@" "$CW_BINARY" controller --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" \
+  e2e_bg "$name" env "$@" "$CW_BINARY" controller --controllers schedule --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" \
     --leader-election-namespace "$LEASE_NS" --lease-duration 3s --metrics-listen 127.0.0.1:0 --log-level debug
 }
 log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }

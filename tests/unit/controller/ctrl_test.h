@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "lib/json.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

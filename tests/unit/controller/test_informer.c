@@ -1,4 +1,4 @@
-/* The informer (controller/informer.c) against scripted API answers through the kube client's
+/* The informer (controller/core/informer.c) against scripted API answers through the kube client's
  * fault hook: LIST fills the cache, WATCH events update it, a 410 leads to a relist that deletes
  * what went away, a continue token that expires mid-LIST restarts it, and the run loop reconnects
  * after a dropped watch. Every request and every delivered change is compared exactly. */
@@ -7,8 +7,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "controller/informer.h"
-#include "lib/kube/client.h"
+#include "controller/core/informer.h"
+#include "kube/client.h"
 #include "lib/log.h"
 #include "tests/unit/kube/fake_client.h"
 

@@ -1,4 +1,4 @@
-/* The work queue (controller/queue.c): scripted tables of operations against a fake wall clock,
+/* The work queue (controller/core/queue.c): scripted tables of operations against a fake wall clock,
  * each step with its exact expected result, plus real-clock and multi-threaded checks. */
 #include "ctrl_test.h"
 
@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "controller/queue.h"
+#include "controller/core/queue.h"
 #include "lib/clock.h"
 
 typedef enum { ADD, AT, AFTER_RL, FORGET, GET, DONE, CLOCK, FAILS, STATS, SHUTDOWN } op_kind;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "defaults/schedule.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "tests/unit/tzdb_fixture.h"
 
 #define SCHED(spec)                                                                                \

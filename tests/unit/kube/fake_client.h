@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "lib/kube/client.h"
-#include "lib/kube/config.h"
+#include "kube/client.h"
+#include "kube/config.h"
 
 /* token and token_file may be NULL. Fails the test when the client cannot be made. */
 __attribute__((unused)) static cw_kube_client *

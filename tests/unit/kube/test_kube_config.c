@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "lib/buf.h"
-#include "lib/kube/config.h"
-#include "lib/kube/internal.h"
+#include "kube/config.h"
+#include "kube/internal.h"
 #include "pemgen.h"
 
 static char g_dir[256];

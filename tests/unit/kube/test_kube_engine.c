@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/kube/client.h"
+#include "kube/client.h"
 #include "lib/json.h"
-#include "lib/kube/internal.h"
+#include "kube/internal.h"
 #include "lib/log.h"
 #include "tests/unit/kube/fake_client.h"
 #include "lib/clock.h"

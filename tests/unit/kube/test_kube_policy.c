@@ -1,4 +1,4 @@
-/* Pure parts of lib/kube: API paths and query escaping, Retry-After, backoff bounds, the token
+/* Pure parts of kube: API paths and query escaping, Retry-After, backoff bounds, the token
  * bucket, which failures are retried, and error messages from Status bodies. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/kube/internal.h"
-#include "lib/kube/path.h"
+#include "kube/internal.h"
+#include "kube/path.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,4 +1,4 @@
-/* lib/kube/lease against a scripted Lease (the kube client's fault hook plays the apiserver): the
+/* kube/lease against a scripted Lease (the kube client's fault hook plays the apiserver): the
  * expiry rule by our own clock, a released lease taken at once, a renewing holder never taken,
  * an unbounded acquire ended by the stop flag, loss on another holder and on failed renewals, and
  * the two release modes (clear by update for leader election, delete for migrate). */
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/kube/client.h"
-#include "lib/kube/lease.h"
+#include "kube/client.h"
+#include "kube/lease.h"
 #include "lib/log.h"
 #include "tests/unit/kube/fake_client.h"
 #include "lib/clock.h"

@@ -8,7 +8,7 @@
 
 #include "defaults/policy.h"
 #include "lib/buf.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "migrate/load.h"
 #include "migrate/plan.h"
 

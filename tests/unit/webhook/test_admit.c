@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 
 #include "lib/buf.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "webhook/admit.h"
 
 #define REVIEW(api, uid, gvk, op, rest)                                                            \

@@ -17,7 +17,7 @@
 
 #include "lib/buf.h"
 #include "lib/json.h"
-#include "lib/kube/client.h"
+#include "kube/client.h"
 #include "lib/log.h"
 #include "webhook/certs.h"
 #include "webhook/selfsigned.h"

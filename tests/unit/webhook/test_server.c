@@ -22,7 +22,7 @@
 
 #include "lib/buf.h"
 #include "lib/log.h"
-#include "lib/tz.h"
+#include "cron/tz.h"
 #include "webhook/certs.h"
 #include "webhook/server.h"
 #include "lib/clock.h"

@@ -1,0 +1,400 @@
+#include "controller/core/informer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/json.h"
+#include "lib/log.h"
+#include "lib/clock.h"
+
+#define KEY_MAX 600
+
+int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err)
+{
+    static const char *const res[] = {"resource", NULL};
+    static const char *const res_type[] = {"resource", "type", NULL};
+    static const char *const res_reason[] = {"resource", "reason", NULL};
+    int rc;
+    if ((rc = cw_metrics_counter(m, "cronwarden_controller_informer_events_total",
+                                 "Changes applied to an informer's cache, by resource and type "
+                                 "(added, modified, deleted, bookmark).",
+                                 res_type, &out->events, err)) ||
+        (rc = cw_metrics_counter(m, "cronwarden_controller_informer_lists_total",
+                                 "Full LISTs by resource and reason (start, expired: 410 Gone, "
+                                 "error: after a failed LIST).",
+                                 res_reason, &out->lists, err)) ||
+        (rc = cw_metrics_counter(m, "cronwarden_controller_informer_watch_errors_total",
+                                 "Watches that failed (other than by expiring), by resource.", res,
+                                 &out->watch_errors, err)) ||
+        (rc = cw_metrics_gauge(m, "cronwarden_controller_informer_objects",
+                               "Objects in an informer's cache.", res, &out->objects, err)) ||
+        (rc = cw_metrics_gauge(m, "cronwarden_controller_informer_synced",
+                               "1 once an informer's first LIST has filled its cache.", res,
+                               &out->synced, err)))
+        return rc;
+    return CW_OK;
+}
+
+int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *err)
+{
+    memset(inf, 0, sizeof(*inf));
+    inf->cfg = *cfg;
+    if (!inf->cfg.name)
+        inf->cfg.name = cfg->resource.resource;
+    if (inf->cfg.page_size <= 0)
+        inf->cfg.page_size = 500;
+    if (inf->cfg.backoff_base <= 0)
+        inf->cfg.backoff_base = 0.5;
+    if (inf->cfg.backoff_max <= 0)
+        inf->cfg.backoff_max = 30;
+    if (inf->cfg.resource.namespace && !*inf->cfg.resource.namespace)
+        inf->cfg.resource.namespace = NULL;
+    atomic_init(&inf->synced, 0);
+    atomic_init(&inf->stop, 0);
+    inf->rng = (unsigned)time(NULL) ^ (unsigned)getpid() ^ (unsigned)(uintptr_t)inf;
+    if (!inf->cfg.handler && !inf->cfg.queue)
+        return cw_error_set(err, CW_EINVAL, "informer %s: needs a handler or a queue",
+                            inf->cfg.name);
+    return cw_ctrl_store_init(&inf->store, cfg->index, cfg->index_ud, err);
+}
+
+void cw_informer_free(cw_informer *inf)
+{
+    cw_informer_stop(inf);
+    cw_ctrl_store_free(&inf->store);
+}
+
+int cw_informer_synced(cw_informer *inf)
+{
+    return atomic_load(&inf->synced);
+}
+
+cw_ctrl_store *cw_informer_store(cw_informer *inf)
+{
+    return &inf->store;
+}
+
+/* ---- metrics ---- */
+
+static void count(cw_informer *inf, cw_metric *m, const char *second, double v)
+{
+    const char *values[] = {inf->cfg.name, second};
+    if (m)
+        cw_metrics_add(m, values, v);
+}
+
+static void gauges(cw_informer *inf)
+{
+    const char *values[] = {inf->cfg.name};
+    if (!inf->cfg.metrics)
+        return;
+    cw_metrics_set(inf->cfg.metrics->objects, values, (double)cw_ctrl_store_len(&inf->store));
+    cw_metrics_set(inf->cfg.metrics->synced, values, atomic_load(&inf->synced));
+}
+
+#define METRIC(field) (inf->cfg.metrics ? inf->cfg.metrics->field : NULL)
+
+/* ---- applying changes ---- */
+
+static void notify(cw_informer *inf, cw_informer_op op, const char *key, json_object *old,
+                   json_object *obj)
+{
+    static const char *const names[] = {"added", "modified", "deleted"};
+    count(inf, METRIC(events), names[op], 1);
+    if (inf->cfg.handler) {
+        inf->cfg.handler(inf->cfg.handler_ud, op, key, old, obj);
+    } else if (cw_queue_add(inf->cfg.queue, key) != CW_OK) {
+        cw_log(CW_LOG_ERROR, "out of memory queueing a key", CW_LS("informer", inf->cfg.name),
+               CW_LS("key", key));
+    }
+}
+
+static const char *version_of(json_object *obj)
+{
+    const char *rv = cw_json_path_string(obj, "metadata.resourceVersion");
+    return rv ? rv : "";
+}
+
+/* Stores obj (borrowed) unless the cache already has this version; `seen` (may be NULL) records
+ * the key. */
+static int upsert(cw_informer *inf, json_object *obj, cw_ctrl_map *seen, cw_error *err)
+{
+    char key[KEY_MAX], have[128];
+    int rc;
+    if ((rc = cw_ctrl_object_key(obj, key, sizeof(key), err)) != CW_OK) {
+        cw_log(CW_LOG_WARN, "ignoring an object without a usable key",
+               CW_LS("informer", inf->cfg.name), CW_LS("error", err->message));
+        return CW_OK;
+    }
+    if (seen && cw_ctrl_map_put(seen, key, (void *)1, NULL) != CW_OK)
+        return cw_error_set(err, CW_ENOMEM, "out of memory");
+    int present = cw_ctrl_store_version(&inf->store, key, have, sizeof(have));
+    if (present && *have && strcmp(have, version_of(obj)) == 0)
+        return CW_OK; /* unchanged */
+    json_object *kept =
+        inf->cfg.transform ? inf->cfg.transform(inf->cfg.transform_ud, obj) : json_object_get(obj);
+    json_object *old = NULL;
+    if (!kept || cw_ctrl_store_put(&inf->store, key, kept, &old) != CW_OK)
+        return cw_error_set(err, CW_ENOMEM, "informer %s: out of memory caching %s", inf->cfg.name,
+                            key);
+    notify(inf, old ? CW_INFORMER_UPDATE : CW_INFORMER_ADD, key, old, kept);
+    json_object_put(old);
+    return CW_OK;
+}
+
+static void remove_key(cw_informer *inf, const char *key)
+{
+    json_object *old = NULL;
+    if (cw_ctrl_store_delete(&inf->store, key, &old) == CW_OK) {
+        notify(inf, CW_INFORMER_DELETE, key, old, NULL);
+        json_object_put(old);
+    }
+}
+
+/* ---- LIST ---- */
+
+typedef struct list_state {
+    cw_informer *inf;
+    cw_ctrl_map seen;
+    char rv[128];
+} list_state;
+
+static int on_page(void *ud, const cw_kube_page *page, cw_error *err)
+{
+    list_state *ls = ud;
+    if (page->restarted) {
+        /* The continue token expired and the LIST started over: forget what earlier pages
+         * showed (the cache keeps their objects; the final sweep decides about them). */
+        cw_ctrl_map_free(&ls->seen, NULL);
+        cw_ctrl_map_init(&ls->seen);
+    }
+    size_t n = json_object_array_length(page->items);
+    for (size_t i = 0; i < n; i++) {
+        int rc = upsert(ls->inf, json_object_array_get_idx(page->items, i), &ls->seen, err);
+        if (rc != CW_OK)
+            return rc;
+    }
+    snprintf(ls->rv, sizeof(ls->rv), "%s", page->resource_version ? page->resource_version : "");
+    return CW_OK;
+}
+
+int cw_informer_relist(cw_informer *inf, cw_error *err)
+{
+    list_state ls = {.inf = inf};
+    cw_strlist keys;
+    cw_kube_list_opts lo;
+    int rc;
+    cw_ctrl_map_init(&ls.seen);
+    cw_strlist_init(&keys);
+    cw_kube_list_opts_init(&lo);
+    lo.label_selector = inf->cfg.label_selector;
+    lo.limit = inf->cfg.page_size;
+    inf->lists++;
+    if ((rc = cw_kube_list(inf->cfg.kube, &inf->cfg.resource, &lo, on_page, &ls, err)) != CW_OK)
+        goto done;
+    /* What the cache has and the LIST did not show was deleted meanwhile. */
+    if ((rc = cw_ctrl_store_keys(&inf->store, &keys)) != CW_OK) {
+        cw_error_set(err, CW_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < keys.len; i++)
+        if (!cw_ctrl_map_has(&ls.seen, keys.items[i]))
+            remove_key(inf, keys.items[i]);
+    snprintf(inf->rv, sizeof(inf->rv), "%s", ls.rv);
+    if (!atomic_load(&inf->synced)) {
+        atomic_store(&inf->synced, 1);
+        cw_log(CW_LOG_INFO, "cache synced", CW_LS("informer", inf->cfg.name),
+               CW_LI("objects", cw_ctrl_store_len(&inf->store)),
+               CW_LS("resource_version", inf->rv));
+    }
+done:
+    gauges(inf);
+    cw_ctrl_map_free(&ls.seen, NULL);
+    cw_strlist_free(&keys);
+    return rc;
+}
+
+/* ---- WATCH ---- */
+
+typedef struct watch_state {
+    cw_informer *inf;
+    unsigned long long events;
+} watch_state;
+
+static int on_event(void *ud, const cw_kube_event *ev, cw_error *err)
+{
+    watch_state *ws = ud;
+    cw_informer *inf = ws->inf;
+    int rc = CW_OK;
+    char key[KEY_MAX];
+    ws->events++;
+    switch (ev->type) {
+    case CW_KUBE_ADDED:
+    case CW_KUBE_MODIFIED:
+        rc = upsert(inf, ev->object, NULL, err);
+        break;
+    case CW_KUBE_DELETED:
+        if (cw_ctrl_object_key(ev->object, key, sizeof(key), err) == CW_OK)
+            remove_key(inf, key);
+        break;
+    case CW_KUBE_BOOKMARK:
+        count(inf, METRIC(events), "bookmark", 1);
+        break;
+    case CW_KUBE_ERROR:
+        return CW_OK; /* the watch then ends with the Status as its error */
+    }
+    if (rc == CW_OK && ev->resource_version && *ev->resource_version)
+        snprintf(inf->rv, sizeof(inf->rv), "%s", ev->resource_version);
+    gauges(inf);
+    return rc;
+}
+
+int cw_informer_watch(cw_informer *inf, cw_error *err)
+{
+    watch_state ws = {.inf = inf};
+    cw_kube_watch_opts wo;
+    cw_kube_watch_opts_init(&wo);
+    wo.resource_version = *inf->rv ? inf->rv : NULL;
+    wo.label_selector = inf->cfg.label_selector;
+    wo.timeout_seconds =
+        inf->cfg.watch_timeout > 0 ? inf->cfg.watch_timeout : 300 + (long)(rand_r(&inf->rng) % 301);
+    wo.stop = &inf->stop;
+    inf->watches++;
+    return cw_kube_watch(inf->cfg.kube, &inf->cfg.resource, &wo, on_event, &ws, err);
+}
+
+/* ---- the loop ---- */
+
+/* Sleeps up to `seconds`, waking when the informer is stopped. */
+static void nap(cw_informer *inf, double seconds)
+{
+    double end = cw_clock_mono() + seconds;
+    while (!atomic_load(&inf->stop)) {
+        double left = end - cw_clock_mono();
+        if (left <= 0)
+            break;
+        usleep((useconds_t)((left < 0.1 ? left : 0.1) * 1e6));
+    }
+}
+
+static double jitter_backoff(cw_informer *inf, int failures)
+{
+    double cap = inf->cfg.backoff_base;
+    for (int i = 1; i < failures && cap < inf->cfg.backoff_max; i++)
+        cap *= 2;
+    if (cap > inf->cfg.backoff_max)
+        cap = inf->cfg.backoff_max;
+    /* Full jitter, but never less than a tenth of the cap: no hot loop. */
+    double u = (double)(rand_r(&inf->rng) % 10000) / 10000.0;
+    return cap * (0.1 + 0.9 * u);
+}
+
+void cw_informer_run(cw_informer *inf)
+{
+    int need_list = 1, failures = 0;
+    const char *reason = "start";
+    while (!atomic_load(&inf->stop)) {
+        cw_error err;
+        cw_error_init(&err);
+        if (need_list) {
+            count(inf, METRIC(lists), reason, 1);
+            if (cw_informer_relist(inf, &err) != CW_OK) {
+                failures++;
+                double d = jitter_backoff(inf, failures);
+                cw_log(CW_LOG_WARN, "list failed; retrying", CW_LS("informer", inf->cfg.name),
+                       CW_LS("error", err.message), CW_LD("retry_in_s", d));
+                reason = "error";
+                nap(inf, d);
+                continue;
+            }
+            need_list = 0;
+            failures = 0;
+        }
+        double t0 = cw_clock_mono();
+        int rc = cw_informer_watch(inf, &err);
+        if (atomic_load(&inf->stop))
+            break;
+        if (rc == CW_OK) {
+            /* The server ended the watch (timeoutSeconds): resume from where it stopped. A
+             * watch that ends at once, again and again, backs off instead of spinning. */
+            if (cw_clock_mono() - t0 < 1) {
+                failures++;
+                nap(inf, jitter_backoff(inf, failures));
+            } else {
+                failures = 0;
+            }
+            continue;
+        }
+        if (err.http_status == 410) {
+            cw_log(CW_LOG_INFO, "watch expired (410 Gone); listing again",
+                   CW_LS("informer", inf->cfg.name), CW_LS("resource_version", inf->rv));
+            need_list = 1;
+            reason = "expired";
+            continue;
+        }
+        count(inf, METRIC(watch_errors), NULL, 1);
+        failures = cw_clock_mono() - t0 > 60 ? 1 : failures + 1;
+        double d = jitter_backoff(inf, failures);
+        cw_log(CW_LOG_WARN, "watch failed; reconnecting", CW_LS("informer", inf->cfg.name),
+               CW_LS("error", err.message), CW_LD("retry_in_s", d));
+        nap(inf, d);
+    }
+}
+
+static void *thread_main(void *arg)
+{
+    cw_informer_run(arg);
+    return NULL;
+}
+
+int cw_informer_start(cw_informer *inf, cw_error *err)
+{
+    if (inf->running)
+        return CW_OK;
+    atomic_store(&inf->stop, 0);
+    if (pthread_create(&inf->thread, NULL, thread_main, inf) != 0)
+        return cw_error_set(err, CW_ENOMEM, "informer %s: cannot start its thread", inf->cfg.name);
+    inf->running = 1;
+    return CW_OK;
+}
+
+void cw_informer_stop(cw_informer *inf)
+{
+    atomic_store(&inf->stop, 1);
+    if (inf->running) {
+        pthread_join(inf->thread, NULL);
+        inf->running = 0;
+    }
+}
+
+int cw_informer_enqueue_all(cw_informer *inf, cw_queue *q)
+{
+    cw_strlist keys;
+    cw_strlist_init(&keys);
+    int rc = cw_ctrl_store_keys(&inf->store, &keys);
+    for (size_t i = 0; rc == CW_OK && i < keys.len; i++)
+        rc = cw_queue_add(q, keys.items[i]);
+    cw_strlist_free(&keys);
+    return rc;
+}
+
+int cw_informers_synced(cw_informer *const *infs, size_t n, char *why, size_t whylen)
+{
+    size_t used = 0;
+    int all = 1;
+    if (whylen)
+        why[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (cw_informer_synced(infs[i]))
+            continue;
+        int w = all ? snprintf(why, whylen, "caches not synced yet: %s", infs[i]->cfg.name)
+                    : snprintf(why + used, whylen - used, ", %s", infs[i]->cfg.name);
+        if (w > 0 && (size_t)w < whylen - used)
+            used += (size_t)w;
+        all = 0;
+    }
+    return all;
+}

@@ -1,0 +1,99 @@
+/* An informer: LIST + WATCH of one resource (namespaced: all namespaces or one) kept in an
+ * in-memory cache (controller/core/store.h), with client-go's behaviour:
+ *   - a paged LIST fills the cache (objects gone from it are deleted, changed ones updated), then
+ *     a WATCH from the list's resourceVersion keeps it current; BOOKMARK events only move the
+ *     resourceVersion on;
+ *   - a watch the server ends (timeoutSeconds, 5-10 minutes at random) is resumed from the last
+ *     resourceVersion; a 410 Gone (an ERROR event or status) means the version is too old: LIST
+ *     again; any other failure waits with exponential backoff and full jitter, then resumes;
+ *   - every change calls the handler (default: add the object's key to the work queue).
+ * One thread per informer. */
+#ifndef CW_INFORMER_H
+#define CW_INFORMER_H
+
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "controller/core/queue.h"
+#include "controller/core/store.h"
+#include "lib/error.h"
+#include "kube/client.h"
+#include "lib/metrics.h"
+
+typedef enum { CW_INFORMER_ADD, CW_INFORMER_UPDATE, CW_INFORMER_DELETE } cw_informer_op;
+
+/* After the cache changed, outside its lock. old and obj are borrowed and may be NULL (no old
+ * object on ADD, no new one on DELETE). */
+typedef void (*cw_informer_handler_fn)(void *ud, cw_informer_op op, const char *key,
+                                       json_object *old, json_object *obj);
+/* What the cache keeps of an object: a new object, or obj itself with json_object_get. NULL
+ * means out of memory. */
+typedef json_object *(*cw_informer_transform_fn)(void *ud, json_object *obj);
+
+/* Families shared by every informer of a process (label: resource). */
+typedef struct cw_informer_metrics {
+    cw_metric *events;       /* cronwarden_controller_informer_events_total{resource,type} */
+    cw_metric *lists;        /* cronwarden_controller_informer_lists_total{resource,reason} */
+    cw_metric *watch_errors; /* cronwarden_controller_informer_watch_errors_total{resource} */
+    cw_metric *objects;      /* cronwarden_controller_informer_objects{resource} */
+    cw_metric *synced;       /* cronwarden_controller_informer_synced{resource} */
+} cw_informer_metrics;
+
+int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err);
+
+typedef struct cw_informer_config {
+    const char *name;           /* logs and metrics ("schedules"); borrowed, like every string */
+    cw_kube_client *kube;       /* borrowed */
+    cw_kube_resource resource;  /* namespace NULL or "": every namespace */
+    const char *label_selector; /* NULL: everything */
+    long page_size;             /* LIST page size; 0: 500 */
+    long watch_timeout;         /* timeoutSeconds of a watch; 0: 300-600 at random */
+    double backoff_base;        /* seconds; 0: 0.5 */
+    double backoff_max;         /* seconds; 0: 30 */
+    cw_informer_transform_fn transform; /* NULL: keep the whole object */
+    void *transform_ud;
+    cw_ctrl_index_fn index; /* NULL: no secondary index */
+    void *index_ud;
+    cw_informer_handler_fn handler; /* NULL: cw_queue_add(queue, key) */
+    void *handler_ud;
+    cw_queue *queue;                    /* for the default handler */
+    const cw_informer_metrics *metrics; /* NULL: none */
+} cw_informer_config;
+
+typedef struct cw_informer {
+    cw_informer_config cfg;
+    cw_ctrl_store store;
+    char rv[128]; /* resourceVersion to watch from ("" until the first LIST) */
+    atomic_int synced;
+    atomic_int stop;
+    pthread_t thread;
+    int running;
+    unsigned rng;
+    unsigned long long lists, watches; /* totals (informer thread only) */
+} cw_informer;
+
+int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *err);
+/* Stops the thread if it runs, then frees the cache. */
+void cw_informer_free(cw_informer *inf);
+/* Runs cw_informer_run on a new thread. */
+int cw_informer_start(cw_informer *inf, cw_error *err);
+/* Asks the loop to end (the watch ends within about a second) and joins the thread. */
+void cw_informer_stop(cw_informer *inf);
+/* LIST, WATCH, reconnect until cw_informer_stop. */
+void cw_informer_run(cw_informer *inf);
+/* 1 once the first LIST has filled the cache. */
+int cw_informer_synced(cw_informer *inf);
+cw_ctrl_store *cw_informer_store(cw_informer *inf);
+/* Adds every cached object's key to q (a new leader term, a resync). */
+int cw_informer_enqueue_all(cw_informer *inf, cw_queue *q);
+/* 1 when all n informers have synced; else 0 with why naming the ones that have not. */
+int cw_informers_synced(cw_informer *const *infs, size_t n, char *why, size_t whylen);
+
+/* The steps of the loop, for tests. relist: a full LIST into the cache. watch: one WATCH from the
+ * current resourceVersion until the server ends it (CW_OK) or it fails (err->http_status 410:
+ * LIST again). */
+int cw_informer_relist(cw_informer *inf, cw_error *err);
+int cw_informer_watch(cw_informer *inf, cw_error *err);
+
+#endif

@@ -1,0 +1,254 @@
+#include "controller/core/manager.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+
+static int register_metrics(cw_ctrl *c, cw_error *err)
+{
+    static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                     0.1,   0.25,   0.5,   1,    2.5,   10};
+    static const char *const ctl_outcome[] = {"controller", "outcome", NULL};
+    static const char *const ctl[] = {"controller", NULL};
+    static const char *const ctl_state[] = {"controller", "state", NULL};
+    int rc;
+    if ((rc = cw_metrics_counter(&c->metrics, "cronwarden_controller_reconciles_total",
+                                 "Reconciles by controller and outcome (docs/controller.md lists "
+                                 "each controller's outcomes).",
+                                 ctl_outcome, &c->m_reconciles, err)) ||
+        (rc = cw_metrics_histogram(&c->metrics, "cronwarden_controller_reconcile_duration_seconds",
+                                   "Time one reconcile took, API writes included.", ctl, buckets,
+                                   sizeof(buckets) / sizeof(buckets[0]), &c->m_duration, err)) ||
+        (rc = cw_metrics_gauge(&c->metrics, "cronwarden_controller_queue_keys",
+                               "Keys in each controller's work queue by state (ready, delayed: "
+                               "waiting for a timer or a backoff, processing).",
+                               ctl_state, &c->m_queue, err)) ||
+        (rc = cw_metrics_counter(&c->metrics, "cronwarden_controller_queue_retries_total",
+                                 "Keys queued again after a failed reconcile.", ctl,
+                                 &c->m_queue_retries, err)) ||
+        (rc = cw_metrics_gauge(&c->metrics, "cronwarden_controller_leader",
+                               "1 while this replica is the leader (reconciles), else 0.", NULL,
+                               &c->m_leader, err)) ||
+        (rc =
+             cw_metrics_counter(&c->metrics, "cronwarden_controller_leader_terms_total",
+                                "Times this replica became the leader.", NULL, &c->m_terms, err)) ||
+        (rc = cw_informer_metrics_register(&c->metrics, &c->im, err)))
+        return rc;
+    return CW_OK;
+}
+
+static void enqueue_all(cw_ctrl *c)
+{
+    for (size_t i = 0; i < c->nslots; i++)
+        c->slots[i].ops->enqueue_all(c->slots[i].self);
+}
+
+static void on_leader_change(void *ud, int leading)
+{
+    if (leading)
+        enqueue_all(ud); /* a new term looks at everything once */
+}
+
+static int slot_gate(void *ud)
+{
+    cw_ctrl_slot *s = ud;
+    char why[8];
+    return cw_leader_is_leader(&s->ctrl->leader) && s->ops->synced(s->self, why, sizeof(why));
+}
+
+int cw_ctrl_ready(void *ud, char *why, size_t whylen)
+{
+    cw_ctrl *c = ud;
+    if (atomic_load(&c->stopping)) {
+        snprintf(why, whylen, "shutting down");
+        return 0;
+    }
+    for (size_t i = 0; i < c->nslots; i++) {
+        char sub[256];
+        if (!c->slots[i].ops->synced(c->slots[i].self, sub, sizeof(sub))) {
+            snprintf(why, whylen, "%s: %s", c->slots[i].ops->name, sub);
+            return 0;
+        }
+    }
+    return 1; /* leading, or a standby ready to take over */
+}
+
+cw_ctrl_slot *cw_ctrl_slot_named(cw_ctrl *c, const char *name)
+{
+    for (size_t i = 0; i < c->nslots; i++)
+        if (!strcmp(c->slots[i].ops->name, name))
+            return &c->slots[i];
+    return NULL;
+}
+
+/* The queue and the reconciler itself for every selected reconciler. */
+static int create_slots(cw_ctrl *c, cw_error *err)
+{
+    const cw_reconciler_ops *sel[CW_RECONCILERS_MAX];
+    size_t n;
+    int rc;
+    if ((rc = cw_reconcilers_select(c->cfg.controllers, sel, &n, err)) != CW_OK)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        cw_ctrl_slot *s = &c->slots[c->nslots++];
+        s->ctrl = c;
+        s->ops = sel[i];
+        cw_ctrl_workers_init(&s->workers);
+        if ((rc = cw_queue_init(&s->queue, NULL, err)) != CW_OK)
+            return rc;
+        s->queue_ok = 1;
+        cw_reconciler_env env = {
+            .cfg = &c->cfg,
+            .queue = &s->queue,
+            .metrics = &c->metrics,
+            .informer_metrics = &c->im,
+        };
+        if ((rc = s->ops->create(&env, &s->self, err)) != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+int cw_ctrl_init(cw_ctrl *c, const cw_ctrl_config *cfg, cw_error *err)
+{
+    int rc;
+    memset(c, 0, sizeof(*c));
+    c->cfg = *cfg;
+    if (!c->cfg.workers)
+        c->cfg.workers = 2;
+    if (c->cfg.resync <= 0)
+        c->cfg.resync = 600;
+    cw_metrics_init(&c->metrics);
+    cw_ctrl_health_init(&c->health);
+    if ((rc = register_metrics(c, err)) != CW_OK || (rc = create_slots(c, err)) != CW_OK)
+        return rc;
+    cw_leader_config lc = {
+        .disabled = !cfg->leader_elect,
+        .kube = cfg->kube,
+        .namespace = cfg->lease_namespace,
+        .name = cfg->lease_name,
+        .identity = cfg->identity,
+        .lease_duration = cfg->lease_duration,
+        .renew_deadline = cfg->renew_deadline,
+        .retry_period = cfg->retry_period,
+        .on_change = on_leader_change,
+        .ud = c,
+        .m_leader = c->m_leader,
+        .m_transitions = c->m_terms,
+    };
+    if ((rc = cw_leader_init(&c->leader, &lc, err)) != CW_OK)
+        return rc;
+    c->leader_ok = 1;
+    return CW_OK;
+}
+
+static int start_workers(cw_ctrl *c, cw_error *err)
+{
+    for (size_t i = 0; i < c->nslots; i++) {
+        cw_ctrl_slot *s = &c->slots[i];
+        cw_ctrl_workers_config wc = {
+            .name = s->ops->name,
+            .count = c->cfg.workers,
+            .queue = &s->queue,
+            .reconcile = s->ops->reconcile,
+            .ud = s->self,
+            .gate = slot_gate,
+            .gate_ud = s,
+            .m_reconciles = c->m_reconciles,
+            .m_duration = c->m_duration,
+        };
+        int rc = cw_ctrl_workers_start(&s->workers, &wc, err);
+        if (rc != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+int cw_ctrl_start(cw_ctrl *c, cw_error *err)
+{
+    int rc;
+    cw_ctrl_health_config hc = {
+        .listen = c->cfg.metrics_listen,
+        .metrics = &c->metrics,
+        .ready = cw_ctrl_ready,
+        .ready_ud = c,
+    };
+    if ((rc = cw_ctrl_health_start(&c->health, &hc, err)) != CW_OK)
+        return rc;
+    c->started = 1;
+    for (size_t i = 0; i < c->nslots; i++) {
+        if ((rc = c->slots[i].ops->start(c->slots[i].self, err)) != CW_OK)
+            return rc;
+        c->slots[i].started = 1;
+    }
+    if ((rc = cw_leader_start(&c->leader, err)) != CW_OK || (rc = start_workers(c, err)) != CW_OK)
+        return rc;
+    c->next_resync = cw_clock_mono() + c->cfg.resync;
+    return CW_OK;
+}
+
+static void slot_gauges(cw_ctrl *c, cw_ctrl_slot *s)
+{
+    cw_queue_stats st;
+    cw_queue_get_stats(&s->queue, &st);
+    const char *name = s->ops->name;
+    const char *ready[] = {name, "ready"}, *delayed[] = {name, "delayed"},
+               *processing[] = {name, "processing"}, *ctl[] = {name};
+    cw_metrics_set(c->m_queue, ready, (double)st.ready);
+    cw_metrics_set(c->m_queue, delayed, (double)st.delayed);
+    cw_metrics_set(c->m_queue, processing, (double)st.processing);
+    if (st.retries > s->retries_seen) {
+        cw_metrics_add(c->m_queue_retries, ctl, (double)(st.retries - s->retries_seen));
+        s->retries_seen = st.retries;
+    }
+}
+
+void cw_ctrl_tick(cw_ctrl *c)
+{
+    int leading = cw_leader_is_leader(&c->leader);
+    for (size_t i = 0; i < c->nslots; i++) {
+        slot_gauges(c, &c->slots[i]);
+        if (leading && c->slots[i].ops->tick)
+            c->slots[i].ops->tick(c->slots[i].self);
+    }
+    if (cw_clock_mono() >= c->next_resync) {
+        c->next_resync = cw_clock_mono() + c->cfg.resync;
+        if (leading)
+            enqueue_all(c);
+    }
+}
+
+void cw_ctrl_stop(cw_ctrl *c)
+{
+    atomic_store(&c->stopping, 1);
+    for (size_t i = 0; i < c->nslots; i++) /* what is in hand finishes; nothing new starts */
+        cw_ctrl_workers_stop(&c->slots[i].workers);
+    if (c->leader_ok)
+        cw_leader_stop(&c->leader); /* releases the Lease */
+    for (size_t i = 0; i < c->nslots; i++)
+        if (c->slots[i].started) {
+            c->slots[i].ops->stop(c->slots[i].self);
+            c->slots[i].started = 0;
+        }
+}
+
+void cw_ctrl_free(cw_ctrl *c)
+{
+    cw_ctrl_stop(c);
+    cw_ctrl_health_free(&c->health);
+    if (c->leader_ok)
+        cw_leader_free(&c->leader);
+    for (size_t i = 0; i < c->nslots; i++) {
+        cw_ctrl_slot *s = &c->slots[i];
+        cw_ctrl_workers_free(&s->workers);
+        if (s->self)
+            s->ops->destroy(s->self);
+        if (s->queue_ok)
+            cw_queue_free(&s->queue);
+    }
+    cw_metrics_free(&c->metrics);
+    memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,85 @@
+/* The controller process: one metrics registry, leader election, the health/metrics server, and
+ * for each reconciler `--controllers` enables (controller/core/reconciler.h) its own work queue,
+ * informers and worker pool, started and stopped in the right order:
+ *   start: metrics server -> every reconciler's informers -> leader election -> workers (they
+ *          wait for leadership and their reconciler's synced caches);
+ *   stop:  workers finish what they hold -> the Lease is released (a standby takes over at its
+ *          next poll) -> informers -> metrics server. */
+#ifndef CW_CTRL_MANAGER_H
+#define CW_CTRL_MANAGER_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "controller/core/health.h"
+#include "controller/core/informer.h"
+#include "controller/core/leader.h"
+#include "controller/core/queue.h"
+#include "controller/core/reconciler.h"
+#include "controller/core/workers.h"
+#include "defaults/policy.h"
+#include "kube/client.h"
+#include "lib/metrics.h"
+
+/* The process configuration. The first block is the machinery's; the rest belongs to the
+ * reconcilers, each reading its own fields (every string borrowed). */
+typedef struct cw_ctrl_config {
+    cw_kube_client *kube;    /* borrowed */
+    const char *controllers; /* --controllers (cw_reconcilers_select); NULL: the defaults */
+    size_t workers;          /* per reconciler; 0: 2 */
+    int leader_elect;
+    const char *lease_namespace, *lease_name, *identity; /* identity NULL: pod/host + pid */
+    double lease_duration, renew_deadline, retry_period; /* seconds; 0: 15, 10, 2 */
+    const char *metrics_listen;                          /* NULL: 0.0.0.0:8080 */
+    double resync;  /* seconds between full re-queues of every reconciler's keys; 0: 600 */
+    long page_size; /* LIST page size; 0: 500 */
+
+    const cw_policy_config *policy; /* borrowed: defaults/ rules, skipImmediately default, tzdb */
+    /* schedule */
+    const char *namespace; /* Velero's namespace: watch Schedules and Backups there only; NULL or
+                              "": every namespace */
+    int32_t zone_offset;   /* crons without TZ= run at this offset (UTC: 0) */
+} cw_ctrl_config;
+
+/* One enabled reconciler and what the manager made for it. */
+typedef struct cw_ctrl_slot {
+    struct cw_ctrl *ctrl;
+    const cw_reconciler_ops *ops;
+    void *self;
+    cw_queue queue;
+    cw_ctrl_workers workers;
+    int queue_ok, started;
+    unsigned long long retries_seen;
+} cw_ctrl_slot;
+
+typedef struct cw_ctrl {
+    cw_ctrl_config cfg;
+    cw_metrics metrics;
+    cw_informer_metrics im;
+    cw_ctrl_slot slots[CW_RECONCILERS_MAX];
+    size_t nslots;
+    cw_leader leader;
+    cw_ctrl_health health;
+    cw_metric *m_reconciles, *m_duration, *m_queue, *m_queue_retries, *m_leader, *m_terms;
+    int leader_ok, started;
+    atomic_int stopping; /* /readyz answers 503 from the start of cw_ctrl_stop */
+    double next_resync;
+} cw_ctrl;
+
+/* CW_EINVAL (a usage error) for a --controllers spec that selects nothing or names an unknown
+ * reconciler. */
+int cw_ctrl_init(cw_ctrl *c, const cw_ctrl_config *cfg, cw_error *err);
+int cw_ctrl_start(cw_ctrl *c, cw_error *err);
+/* Periodic housekeeping (queue gauges, reconcilers' ticks, the resync); call about once a second.
+ */
+void cw_ctrl_tick(cw_ctrl *c);
+/* /readyz: every enabled reconciler's caches synced; not while stopping. */
+int cw_ctrl_ready(void *c, char *why, size_t whylen);
+/* The enabled reconciler called name, or NULL (tests, logs). */
+cw_ctrl_slot *cw_ctrl_slot_named(cw_ctrl *c, const char *name);
+/* Graceful stop in the order above. */
+void cw_ctrl_stop(cw_ctrl *c);
+void cw_ctrl_free(cw_ctrl *c);
+
+#endif

@@ -1,0 +1,9 @@
+/* Every reconciler of this binary, in the order they start and appear in --help: one line each.
+ * A reconciler is added here and nowhere else in the machinery (docs/architecture.md). */
+#include "controller/core/reconciler.h"
+#include "controller/schedule_apply.h"
+
+const cw_reconciler_ops *const cw_reconcilers[] = {
+    &cw_schedule_reconciler,
+    NULL,
+};
