@@ -142,8 +142,8 @@ void cw_plan_free(cw_plan *p)
         free(p->errors[i].message);
     }
     free(p->errors);
-    cw_strmap_free(&p->job_index);
-    cw_strmap_free(&p->item_index);
+    cw_strmap_free(&p->job_index, NULL);
+    cw_strmap_free(&p->item_index, NULL);
     json_object_put(p->existing);
     free(p->rj_api_version);
     memset(p, 0, sizeof(*p));
@@ -309,9 +309,9 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
         rc = oom(err);
         goto done;
     }
-    size_t found;
+    void *found;
     if (cw_strmap_get(&p->job_index, key.data, key.len, &found)) {
-        *idx = (long)found;
+        *idx = (long)(uintptr_t)found;
         goto done;
     }
     if (!insert)
@@ -344,7 +344,8 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
             CW_OK ||
         (rc = judge_job(p, j, err)) != CW_OK)
         goto done;
-    if (cw_strmap_put(&p->job_index, key.data, key.len, p->njobs - 1, NULL) < 0) {
+    if (cw_strmap_put(&p->job_index, key.data, key.len, (void *)(uintptr_t)(p->njobs - 1), NULL) <
+        0) {
         rc = oom(err);
         goto done;
     }
@@ -546,15 +547,15 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
         p->scanned_storageclasses++;
     if (item_key(&key, kind_name(k), ns, name) != CW_OK)
         return oom(err);
-    size_t prev;
-    int put = cw_strmap_put(&p->item_index, key.data, key.len, p->nitems, &prev);
+    void *prev;
+    int put = cw_strmap_put(&p->item_index, key.data, key.len, (void *)(uintptr_t)p->nitems, &prev);
     if (put < 0) {
         rc = oom(err);
         goto done;
     }
     if (put == 0) {
         rc = cw_error_set(err, CW_EINVAL, "%s %s%s%s appears twice (also in %s)", kind_name(k),
-                          ns ? ns : "", ns ? "/" : "", name, p->items[prev].source);
+                          ns ? ns : "", ns ? "/" : "", name, p->items[(uintptr_t)prev].source);
         goto done;
     }
     if (cw_grow((void **)&p->items, &p->capitems, p->nitems, sizeof(*p->items), 16) != CW_OK) {
@@ -848,14 +849,15 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
 
     /* 1. Jobs: invalid, name collisions, existing objects. */
     for (size_t i = 0; i < p->njobs; i++) {
-        size_t other;
-        int put = cw_strmap_put(&names, p->jobs[i].name, strlen(p->jobs[i].name), i, &other);
+        void *other;
+        int put = cw_strmap_put(&names, p->jobs[i].name, strlen(p->jobs[i].name),
+                                (void *)(uintptr_t)i, &other);
         if (put < 0) {
             rc = oom(err);
             goto done;
         }
         if (put == 0) {
-            cw_plan_job *a = &p->jobs[other], *b = &p->jobs[i];
+            cw_plan_job *a = &p->jobs[(uintptr_t)other], *b = &p->jobs[i];
             cw_buf why;
             cw_buf_init(&why);
             cw_buf_printf(&why,
@@ -935,7 +937,7 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
     }
     p->finished = 1;
 done:
-    cw_strmap_free(&names);
+    cw_strmap_free(&names, NULL);
     return rc;
 }
 
@@ -943,11 +945,11 @@ long cw_plan_find_item(const cw_plan *p, const char *kind, const char *ns, const
 {
     cw_buf key;
     cw_buf_init(&key);
-    size_t v;
+    void *v;
     long out = -1;
     if (item_key(&key, kind, strcmp(kind, "StorageClass") == 0 ? NULL : ns, name) == CW_OK &&
         cw_strmap_get(&p->item_index, key.data, key.len, &v))
-        out = (long)v;
+        out = (long)(uintptr_t)v;
     cw_buf_free(&key);
     return out;
 }

@@ -120,7 +120,7 @@ static const char *version_of(json_object *obj)
 
 /* Stores obj (borrowed) unless the cache already has this version; `seen` (may be NULL) records
  * the key. */
-static int upsert(cw_informer *inf, json_object *obj, cw_ctrl_map *seen, cw_error *err)
+static int upsert(cw_informer *inf, json_object *obj, cw_strmap *seen, cw_error *err)
 {
     char key[KEY_MAX], have[128];
     int rc;
@@ -129,7 +129,7 @@ static int upsert(cw_informer *inf, json_object *obj, cw_ctrl_map *seen, cw_erro
                CW_LS("informer", inf->cfg.name), CW_LS("error", err->message));
         return CW_OK;
     }
-    if (seen && cw_ctrl_map_put(seen, key, (void *)1, NULL) != CW_OK)
+    if (seen && cw_strmap_set_s(seen, key, (void *)1, NULL) != CW_OK)
         return cw_error_set(err, CW_ENOMEM, "out of memory");
     int present = cw_ctrl_store_version(&inf->store, key, have, sizeof(have));
     if (present && *have && strcmp(have, version_of(obj)) == 0)
@@ -158,7 +158,7 @@ static void remove_key(cw_informer *inf, const char *key)
 
 typedef struct list_state {
     cw_informer *inf;
-    cw_ctrl_map seen;
+    cw_strmap seen;
     char rv[128];
 } list_state;
 
@@ -168,8 +168,8 @@ static int on_page(void *ud, const cw_kube_page *page, cw_error *err)
     if (page->restarted) {
         /* The continue token expired and the LIST started over: forget what earlier pages
          * showed (the cache keeps their objects; the final sweep decides about them). */
-        cw_ctrl_map_free(&ls->seen, NULL);
-        cw_ctrl_map_init(&ls->seen);
+        cw_strmap_free(&ls->seen, NULL);
+        cw_strmap_init(&ls->seen);
     }
     size_t n = json_object_array_length(page->items);
     for (size_t i = 0; i < n; i++) {
@@ -187,7 +187,7 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
     cw_strlist keys;
     cw_kube_list_opts lo;
     int rc;
-    cw_ctrl_map_init(&ls.seen);
+    cw_strmap_init(&ls.seen);
     cw_strlist_init(&keys);
     cw_kube_list_opts_init(&lo);
     lo.label_selector = inf->cfg.label_selector;
@@ -201,7 +201,7 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
         goto done;
     }
     for (size_t i = 0; i < keys.len; i++)
-        if (!cw_ctrl_map_has(&ls.seen, keys.items[i]))
+        if (!cw_strmap_has_s(&ls.seen, keys.items[i]))
             remove_key(inf, keys.items[i]);
     snprintf(inf->rv, sizeof(inf->rv), "%s", ls.rv);
     if (!atomic_load(&inf->synced)) {
@@ -212,7 +212,7 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
     }
 done:
     gauges(inf);
-    cw_ctrl_map_free(&ls.seen, NULL);
+    cw_strmap_free(&ls.seen, NULL);
     cw_strlist_free(&keys);
     return rc;
 }

@@ -45,7 +45,7 @@ int cw_queue_init(cw_queue *q, const cw_queue_opts *o, cw_error *err)
         q->o.max_delay = q->o.base_delay;
     if (!q->o.clock)
         q->o.clock = realtime_ms;
-    cw_ctrl_map_init(&q->state);
+    cw_strmap_init(&q->state);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -67,7 +67,7 @@ void cw_queue_free(cw_queue *q)
     for (size_t i = 0; i < q->nheap; i++)
         free(q->heap[i].key);
     free(q->heap);
-    cw_ctrl_map_free(&q->state, free);
+    cw_strmap_free(&q->state, free);
     pthread_cond_destroy(&q->cv);
     pthread_mutex_destroy(&q->mu);
     memset(q, 0, sizeof(*q));
@@ -77,12 +77,12 @@ void cw_queue_free(cw_queue *q)
 
 static key_state *state_get(cw_queue *q, const char *key, int create)
 {
-    key_state *s = cw_ctrl_map_get(&q->state, key);
+    key_state *s = cw_strmap_get_s(&q->state, key);
     if (s || !create)
         return s;
     if (!(s = calloc(1, sizeof(*s))))
         return NULL;
-    if (cw_ctrl_map_put(&q->state, key, s, NULL) != CW_OK) {
+    if (cw_strmap_set_s(&q->state, key, s, NULL) != CW_OK) {
         free(s);
         return NULL;
     }
@@ -93,7 +93,7 @@ static key_state *state_get(cw_queue *q, const char *key, int create)
 static void state_gc(cw_queue *q, const char *key, key_state *s)
 {
     if (s && !s->flags && !s->failures && !s->wake_at)
-        free(cw_ctrl_map_del(&q->state, key));
+        free(cw_strmap_del_s(&q->state, key));
 }
 
 /* ---- ready FIFO (locked) ---- */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "controller/core/map.h"
+#include "lib/strmap.h"
 #include "lib/error.h"
 
 /* cw_queue_get results besides CW_OK. */
@@ -49,7 +49,7 @@ typedef struct cw_queue {
     cw_queue_opts o;
     cw_queue_node *head, *tail; /* ready keys, FIFO */
     size_t len;
-    cw_ctrl_map state; /* key -> per-key state (queued, processing, failures, wake time) */
+    cw_strmap state; /* key -> per-key state (queued, processing, failures, wake time) */
     cw_queue_timer *heap;
     size_t nheap, capheap;
     uint64_t seq;

@@ -24,8 +24,8 @@ int cw_ctrl_object_key(json_object *obj, char *out, size_t outlen, cw_error *err
 int cw_ctrl_store_init(cw_ctrl_store *s, cw_ctrl_index_fn index_fn, void *index_ud, cw_error *err)
 {
     memset(s, 0, sizeof(*s));
-    cw_ctrl_map_init(&s->objects);
-    cw_ctrl_map_init(&s->index);
+    cw_strmap_init(&s->objects);
+    cw_strmap_init(&s->index);
     s->index_fn = index_fn;
     s->index_ud = index_ud;
     if (pthread_rwlock_init(&s->lock, NULL) != 0)
@@ -46,8 +46,8 @@ static void free_keys(void *v)
 
 void cw_ctrl_store_free(cw_ctrl_store *s)
 {
-    cw_ctrl_map_free(&s->objects, put_object);
-    cw_ctrl_map_free(&s->index, free_keys);
+    cw_strmap_free(&s->objects, put_object);
+    cw_strmap_free(&s->index, free_keys);
     pthread_rwlock_destroy(&s->lock);
     memset(s, 0, sizeof(*s));
 }
@@ -59,7 +59,7 @@ static void index_remove(cw_ctrl_store *s, const char *key, json_object *obj)
     char ikey[IKEY_MAX];
     if (!obj || !s->index_fn || !s->index_fn(s->index_ud, obj, ikey, sizeof(ikey)))
         return;
-    cw_strlist *keys = cw_ctrl_map_get(&s->index, ikey);
+    cw_strlist *keys = cw_strmap_get_s(&s->index, ikey);
     if (!keys)
         return;
     for (size_t i = 0; i < keys->len; i++)
@@ -69,7 +69,7 @@ static void index_remove(cw_ctrl_store *s, const char *key, json_object *obj)
             break;
         }
     if (!keys->len)
-        free_keys(cw_ctrl_map_del(&s->index, ikey));
+        free_keys(cw_strmap_del_s(&s->index, ikey));
 }
 
 static int index_add(cw_ctrl_store *s, const char *key, json_object *obj)
@@ -77,12 +77,12 @@ static int index_add(cw_ctrl_store *s, const char *key, json_object *obj)
     char ikey[IKEY_MAX];
     if (!s->index_fn || !s->index_fn(s->index_ud, obj, ikey, sizeof(ikey)))
         return CW_OK;
-    cw_strlist *keys = cw_ctrl_map_get(&s->index, ikey);
+    cw_strlist *keys = cw_strmap_get_s(&s->index, ikey);
     if (!keys) {
         if (!(keys = malloc(sizeof(*keys))))
             return CW_ENOMEM;
         cw_strlist_init(keys);
-        if (cw_ctrl_map_put(&s->index, ikey, keys, NULL) != CW_OK) {
+        if (cw_strmap_set_s(&s->index, ikey, keys, NULL) != CW_OK) {
             free(keys);
             return CW_ENOMEM;
         }
@@ -96,7 +96,7 @@ int cw_ctrl_store_put(cw_ctrl_store *s, const char *key, json_object *obj, json_
     if (old)
         *old = NULL;
     pthread_rwlock_wrlock(&s->lock);
-    int rc = cw_ctrl_map_put(&s->objects, key, obj, &prev), stored = rc == CW_OK;
+    int rc = cw_strmap_set_s(&s->objects, key, obj, &prev), stored = rc == CW_OK;
     if (stored) {
         index_remove(s, key, prev);
         rc = index_add(s, key, obj); /* on ENOMEM the object is cached but not indexed */
@@ -116,7 +116,7 @@ int cw_ctrl_store_delete(cw_ctrl_store *s, const char *key, json_object **old)
     if (old)
         *old = NULL;
     pthread_rwlock_wrlock(&s->lock);
-    json_object *prev = cw_ctrl_map_del(&s->objects, key);
+    json_object *prev = cw_strmap_del_s(&s->objects, key);
     index_remove(s, key, prev);
     pthread_rwlock_unlock(&s->lock);
     if (!prev)
@@ -132,7 +132,7 @@ int cw_ctrl_store_get(cw_ctrl_store *s, const char *key, json_object **copy)
 {
     *copy = NULL;
     pthread_rwlock_rdlock(&s->lock);
-    json_object *obj = cw_ctrl_map_get(&s->objects, key);
+    json_object *obj = cw_strmap_get_s(&s->objects, key);
     int rc = obj ? cw_json_copy(obj, copy) : CW_ENOTFOUND;
     pthread_rwlock_unlock(&s->lock);
     return rc;
@@ -141,7 +141,7 @@ int cw_ctrl_store_get(cw_ctrl_store *s, const char *key, json_object **copy)
 int cw_ctrl_store_version(cw_ctrl_store *s, const char *key, char *out, size_t outlen)
 {
     pthread_rwlock_rdlock(&s->lock);
-    json_object *obj = cw_ctrl_map_get(&s->objects, key);
+    json_object *obj = cw_strmap_get_s(&s->objects, key);
     const char *rv = obj ? cw_json_path_string(obj, "metadata.resourceVersion") : NULL;
     snprintf(out, outlen, "%s", rv ? rv : "");
     pthread_rwlock_unlock(&s->lock);
@@ -162,14 +162,14 @@ int cw_ctrl_store_by_index(cw_ctrl_store *s, const char *ikey, json_object **arr
     if (!*array)
         return CW_ENOMEM;
     pthread_rwlock_rdlock(&s->lock);
-    cw_strlist *l = cw_ctrl_map_get(&s->index, ikey);
+    cw_strlist *l = cw_strmap_get_s(&s->index, ikey);
     for (size_t i = 0; l && i < l->len && rc == CW_OK; i++)
         rc = cw_strlist_add(&keys, l->items[i]);
     if (rc == CW_OK && keys.len)
         qsort(keys.items, keys.len, sizeof(char *), cmp_str);
     for (size_t i = 0; rc == CW_OK && i < keys.len; i++) {
         json_object *copy = NULL;
-        rc = cw_json_copy(cw_ctrl_map_get(&s->objects, keys.items[i]), &copy);
+        rc = cw_json_copy(cw_strmap_get_s(&s->objects, keys.items[i]), &copy);
         if (rc == CW_OK && json_object_array_add(*array, copy) != 0) {
             json_object_put(copy);
             rc = CW_ENOMEM;
@@ -189,7 +189,7 @@ int cw_ctrl_store_index_keys(cw_ctrl_store *s, const char *ikey, cw_strlist *out
     int rc = CW_OK;
     size_t from = out->len;
     pthread_rwlock_rdlock(&s->lock);
-    cw_strlist *l = cw_ctrl_map_get(&s->index, ikey);
+    cw_strlist *l = cw_strmap_get_s(&s->index, ikey);
     for (size_t i = 0; l && i < l->len && rc == CW_OK; i++)
         rc = cw_strlist_add(out, l->items[i]);
     pthread_rwlock_unlock(&s->lock);
@@ -209,7 +209,7 @@ int cw_ctrl_store_keys(cw_ctrl_store *s, cw_strlist *out)
     size_t from = out->len;
     pthread_rwlock_rdlock(&s->lock);
     size_t want = from + s->objects.len;
-    cw_ctrl_map_walk(&s->objects, add_key, out);
+    cw_strmap_walk(&s->objects, add_key, out);
     pthread_rwlock_unlock(&s->lock);
     if (out->len - from > 1)
         qsort(out->items + from, out->len - from, sizeof(char *), cmp_str);

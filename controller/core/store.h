@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <pthread.h>
 
-#include "controller/core/map.h"
+#include "lib/strmap.h"
 #include "lib/error.h"
 #include "lib/strlist.h"
 
@@ -17,8 +17,8 @@ typedef int (*cw_ctrl_index_fn)(void *ud, json_object *obj, char *out, size_t ou
 
 typedef struct cw_ctrl_store {
     pthread_rwlock_t lock;
-    cw_ctrl_map objects; /* key -> json_object * (owned) */
-    cw_ctrl_map index;   /* index key -> cw_strlist * of object keys */
+    cw_strmap objects; /* key -> json_object * (owned) */
+    cw_strmap index;   /* index key -> cw_strlist * of object keys */
     cw_ctrl_index_fn index_fn;
     void *index_ud;
 } cw_ctrl_store;
