@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lib/buf.h"
-#include "cron/cron_gostr.h"
+#include "lib/gostr.h"
 
 #define STAR CW_CRON_STAR_BIT
 

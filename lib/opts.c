@@ -1,4 +1,5 @@
 #include "lib/opts.h"
+#include "lib/gostr.h"
 #include "lib/buf.h"
 #include "lib/yaml.h"
 
@@ -20,44 +21,26 @@ void cw_opts_env_name(const char *flag, char *out, size_t outlen)
 
 int cw_opts_parse_duration(const char *s, double *seconds)
 {
-    char *end = NULL;
-    if (!*s)
+    size_t n = strlen(s), digits = strspn(s, "0123456789"), dots = 0;
+    if (!n)
         return CW_EINVAL;
-    errno = 0;
-    double plain = strtod(s, &end);
-    if (end && *end == '\0' && errno == 0 && plain >= 0) {
-        *seconds = plain;
+    /* Plain seconds ("30", "1.5"): decimal digits and at most one point, nothing strtod would
+     * also take (inf, nan, 0x10, 1e3, signs, spaces). */
+    for (const char *p = s + digits; *p == '.' || (*p >= '0' && *p <= '9'); p++)
+        dots += *p == '.';
+    if (dots <= 1 && strspn(s, "0123456789.") == n && strcmp(s, ".")) {
+        *seconds = strtod(s, NULL);
         return CW_OK;
     }
-    /* Go-style: a sequence of <number><unit>. */
-    static const struct {
-        const char *unit;
-        double scale;
-    } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
-    double total = 0;
-    const char *p = s;
-    while (*p) {
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno || v < 0 || (*p != '.' && !isdigit((unsigned char)*p)))
-            return CW_EINVAL;
-        p = end;
-        size_t best = 0, which = 0;
-        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-            size_t l = strlen(units[i].unit);
-            if (strncmp(p, units[i].unit, l) == 0 && l > best) {
-                best = l;
-                which = i;
-            }
-        }
-        if (!best)
-            return CW_EINVAL;
-        total += v * units[which].scale;
-        p += best;
-    }
-    if (!isfinite(total))
+    /* Everything else is Go's time.ParseDuration, the one grammar Kubernetes flags use. */
+    int64_t ns;
+    cw_buf msg;
+    cw_buf_init(&msg);
+    int rc = cw_go_parse_duration(s, n, &ns, &msg);
+    cw_buf_free(&msg);
+    if (rc != 0 || ns < 0)
         return CW_EINVAL;
-    *seconds = total;
+    *seconds = (double)ns / 1e9;
     return CW_OK;
 }
 

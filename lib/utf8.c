@@ -38,3 +38,23 @@ size_t cw_utf8_invalid_at(const char *str, size_t len)
     }
     return len;
 }
+
+int32_t cw_utf8_decode(const char *str, size_t n, size_t *width)
+{
+    const unsigned char *p = (const unsigned char *)str;
+    size_t len = cw_utf8_seq_len(p, n);
+    *width = len ? len : 1;
+    switch (len) {
+    case 1:
+        return p[0];
+    case 2:
+        return (int32_t)(((p[0] & 0x1Fu) << 6) | (p[1] & 0x3Fu));
+    case 3:
+        return (int32_t)(((p[0] & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu));
+    case 4:
+        return (int32_t)(((p[0] & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) |
+                         (p[3] & 0x3Fu));
+    default:
+        return -1;
+    }
+}

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -175,16 +176,42 @@ static void durations_parse_like_go(void **state)
         double secs;
         int ok;
     } cases[] = {
-        {"10", 10, 1},      {"1.5", 1.5, 1},    {"90s", 90, 1},    {"10m", 600, 1},
-        {"1h30m", 5400, 1}, {"250ms", 0.25, 1}, {"1.5h", 5400, 1}, {"", 0, 0},
-        {"3d", 0, 0},       {"-1s", 0, 0},      {"m", 0, 0},
+        {"10", 10, 1},
+        {"1.5", 1.5, 1},
+        {"90s", 90, 1},
+        {"10m", 600, 1},
+        {"1h30m", 5400, 1},
+        {"250ms", 0.25, 1},
+        {"1.5h", 5400, 1},
+        {"", 0, 0},
+        {"3d", 0, 0},
+        {"-1s", 0, 0},
+        {"m", 0, 0},
+        /* what strtod alone would take as plain seconds */
+        {"inf", 0, 0},
+        {"nan", 0, 0},
+        {"0x10", 0, 0},
+        {"1e3", 0, 0},
+        {" 5", 0, 0},
+        {"+5", 0, 0},
+        {".", 0, 0},
+        {"1.2.3", 0, 0},
+        /* Go's grammar: fractions, µs, several units, the 2^63 ns limit */
+        {"1.5us", 1.5e-6, 1},
+        {"2\xc2\xb5s", 2e-6, 1},
+        {"1h1m1s", 3661, 1},
+        {"2562047h47m16.854775807s", 9223372036.854775807, 1},
+        {"2562048h", 0, 0},
+        {".5s", 0.5, 1},
+        {"5.s", 5, 1},
+        {"0", 0, 1},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         double d = -1;
         int rc = cw_opts_parse_duration(cases[i].text, &d);
         assert_int_equal(rc == CW_OK, cases[i].ok);
         if (cases[i].ok)
-            assert_true(d > cases[i].secs - 1e-9 && d < cases[i].secs + 1e-9);
+            assert_true(fabs(d - cases[i].secs) <= 1e-9 * (cases[i].secs > 1 ? cases[i].secs : 1));
     }
 }
 

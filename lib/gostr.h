@@ -1,9 +1,9 @@
-/* Internal to cron/cron*.c: the pieces of Go's standard library whose exact behaviour shows in
+/* Used by cron/ and lib/opts: the pieces of Go's standard library whose exact behaviour shows in
  * robfig/cron's accept/reject decisions and error texts (UTF-8 decoding, unicode.IsSpace,
  * strings.Fields/TrimSpace, strconv.Atoi, strconv.Quote, time.ParseDuration). Strings are
  * (pointer, length) pairs because Go strings may hold any byte. */
-#ifndef CW_CRON_GOSTR_H
-#define CW_CRON_GOSTR_H
+#ifndef CW_GOSTR_H
+#define CW_GOSTR_H
 
 #include <stddef.h>
 #include <stdint.h>

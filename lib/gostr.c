@@ -1,52 +1,18 @@
 /* Ports of the Go 1.19 standard-library string routines robfig/cron relies on. Each function
  * follows the Go source step by step; comments name the Go function it mirrors. */
-#include "cron/cron_gostr.h"
+#include "lib/gostr.h"
+#include "lib/utf8.h"
 #include "lib/error.h"
 
 static const char lowerhex[] = "0123456789abcdef";
 
 int32_t cw_go_decode_rune(const char *s, size_t n, size_t *width)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    *width = 1;
-    if (n == 0)
-        return CW_GO_RUNE_ERROR;
-    unsigned c0 = p[0];
-    if (c0 < 0x80)
-        return (int32_t)c0;
-    size_t need;
-    unsigned lo = 0x80, hi = 0xBF; /* accepted range of the second byte */
-    if (c0 >= 0xC2 && c0 <= 0xDF) {
-        need = 2;
-    } else if (c0 >= 0xE0 && c0 <= 0xEF) {
-        need = 3;
-        if (c0 == 0xE0)
-            lo = 0xA0; /* overlong */
-        else if (c0 == 0xED)
-            hi = 0x9F; /* surrogates */
-    } else if (c0 >= 0xF0 && c0 <= 0xF4) {
-        need = 4;
-        if (c0 == 0xF0)
-            lo = 0x90;
-        else if (c0 == 0xF4)
-            hi = 0x8F; /* above U+10FFFF */
-    } else {
+    int32_t r = n ? cw_utf8_decode(s, n, width) : -1;
+    if (r < 0) {
+        *width = 1;
         return CW_GO_RUNE_ERROR;
     }
-    if (n < need || p[1] < lo || p[1] > hi)
-        return CW_GO_RUNE_ERROR;
-    for (size_t i = 2; i < need; i++)
-        if (p[i] < 0x80 || p[i] > 0xBF)
-            return CW_GO_RUNE_ERROR;
-    int32_t r;
-    if (need == 2)
-        r = (int32_t)(((c0 & 0x1F) << 6) | (p[1] & 0x3F));
-    else if (need == 3)
-        r = (int32_t)(((c0 & 0x0F) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3F));
-    else
-        r = (int32_t)(((c0 & 0x07) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) |
-                      (p[3] & 0x3F));
-    *width = need;
     return r;
 }
 

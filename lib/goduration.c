@@ -2,7 +2,7 @@
  * rounding of fractions and error texts. */
 #include <string.h>
 
-#include "cron/cron_gostr.h"
+#include "lib/gostr.h"
 #include "lib/error.h"
 
 #define U63 (UINT64_C(1) << 63)
