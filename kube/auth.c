@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/secret.h"
 #include "lib/log.h"
 #include "lib/clock.h"
 
@@ -23,10 +24,7 @@ int cw_kube_auth_token(cw_kube_client *c, int force, char **out, cw_error *err)
             c->stats.token_reads++;
             if (!c->token || strcmp(c->token, fresh) != 0) {
                 cw_log(CW_LOG_INFO, "bearer token reloaded", CW_LS("file", c->cfg.token_file));
-                if (c->token) {
-                    memset(c->token, 0, strlen(c->token));
-                    free(c->token);
-                }
+                cw_secret_free(c->token);
                 c->token = fresh;
                 fresh = NULL;
             }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/secret.h"
 #include "lib/version.h"
 #include "lib/clock.h"
 
@@ -199,10 +200,7 @@ void cw_kube_client_free(cw_kube_client *c)
     free(c->free_slots);
     free(c->user_agent);
     free(c->base_url);
-    if (c->token) {
-        memset(c->token, 0, strlen(c->token));
-        free(c->token);
-    }
+    cw_secret_free(c->token);
     cw_kube_config_free(&c->cfg);
     pthread_mutex_destroy(&c->mu);
     pthread_cond_destroy(&c->cv);

@@ -8,20 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/secret.h"
 #include "lib/buf.h"
 #include "lib/yaml.h"
 
 void cw_kube_config_init(cw_kube_config *c)
 {
     memset(c, 0, sizeof(*c));
-}
-
-static void free_secret(char *s, size_t len)
-{
-    if (s) {
-        memset(s, 0, len);
-        free(s);
-    }
 }
 
 void cw_kube_config_free(cw_kube_config *c)
@@ -33,11 +26,12 @@ void cw_kube_config_free(cw_kube_config *c)
     free(c->ca_pem);
     free(c->tls_server_name);
     free(c->cert_pem);
-    free_secret(c->key_pem, c->key_pem_len);
-    free_secret(c->token, c->token ? strlen(c->token) : 0);
+    cw_secret_wipe(c->key_pem, c->key_pem_len);
+    free(c->key_pem);
+    cw_secret_free(c->token);
     free(c->token_file);
     free(c->username);
-    free_secret(c->password, c->password ? strlen(c->password) : 0);
+    cw_secret_free(c->password);
     cw_kube_config_init(c);
 }
 

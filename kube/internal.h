@@ -19,9 +19,6 @@
 
 /* ---- pem.c ---- */
 typedef enum { CW_KUBE_PEM_CA, CW_KUBE_PEM_CERT, CW_KUBE_PEM_KEY } cw_kube_pem_kind;
-/* Standard base64 with line breaks allowed (OpenSSL EVP decoder). *out is NUL-terminated and owned
- * by the caller. CW_EINVAL when the input is not base64. */
-int cw_kube_base64_decode(const char *in, size_t len, char **out, size_t *outlen);
 /* The message says what is wrong without saying where; callers prefix the field. */
 int cw_kube_pem_check(const char *pem, size_t len, cw_kube_pem_kind kind, cw_error *err);
 int cw_kube_pem_check_pair(const char *cert_pem, size_t cert_len, const char *key_pem,

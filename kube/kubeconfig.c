@@ -3,6 +3,7 @@
  * first file that defines a name wins, which is exactly kubectl's rule for the named maps. */
 #include "kube/config.h"
 #include "kube/internal.h"
+#include "lib/base64.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -232,7 +233,7 @@ static int kc_pem(const kc_entry *e, const char *field, cw_kube_pem_kind kind, c
         (rc = kc_string(e, field, &file, err)) != CW_OK)
         goto done;
     if (data) {
-        rc = cw_kube_base64_decode(data, strlen(data), pem, len);
+        rc = cw_base64_decode(data, strlen(data), pem, len);
         if (rc == CW_ENOMEM) {
             rc = oom(err);
             goto done;

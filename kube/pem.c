@@ -1,5 +1,5 @@
-/* Base64 (kubeconfig *-data fields) and PEM sanity checks, both with OpenSSL, so that a broken
- * credential is reported at load time with the field that holds it rather than as a TLS failure. */
+/* PEM sanity checks with OpenSSL, so that a broken credential is reported at load time with the
+ * field that holds it rather than as a TLS failure. */
 #include "kube/internal.h"
 
 #include <limits.h>
@@ -9,38 +9,6 @@
 #include <openssl/x509.h>
 #include <stdlib.h>
 #include <string.h>
-
-int cw_kube_base64_decode(const char *in, size_t len, char **out, size_t *outlen)
-{
-    int rc = CW_EINVAL;
-    EVP_ENCODE_CTX *ctx = NULL;
-    unsigned char *buf = NULL;
-    int n1 = 0, n2 = 0;
-    *out = NULL;
-    *outlen = 0;
-    if (len > (size_t)INT_MAX / 2)
-        goto done;
-    ctx = EVP_ENCODE_CTX_new();
-    buf = malloc(len / 4 * 3 + 80);
-    if (!ctx || !buf) {
-        rc = CW_ENOMEM;
-        goto done;
-    }
-    EVP_DecodeInit(ctx);
-    if (EVP_DecodeUpdate(ctx, buf, &n1, (const unsigned char *)in, (int)len) < 0)
-        goto done;
-    if (EVP_DecodeFinal(ctx, buf + n1, &n2) < 0)
-        goto done;
-    buf[n1 + n2] = '\0';
-    *out = (char *)buf;
-    *outlen = (size_t)(n1 + n2);
-    buf = NULL;
-    rc = CW_OK;
-done:
-    free(buf);
-    EVP_ENCODE_CTX_free(ctx);
-    return rc;
-}
 
 /* Never prompt for a passphrase: an encrypted key fails to load instead. */
 static int no_passphrase(char *buf, int size, int rwflag, void *u)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/secret.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/clock.h"
@@ -287,7 +288,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
         resp->sink_rc = 0;
         cw_buf_reset(&resp->body);
         cw_kube_throttle(c);
-        free(token);
+        cw_secret_free(token);
         token = NULL;
         if ((rc = cw_kube_auth_token(c, 0, &token, err)) != CW_OK)
             goto done;
@@ -342,7 +343,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
             /* The token may have rotated under us: re-read it and try once more. */
             reauthed = 1;
             attempts--;
-            free(token);
+            cw_secret_free(token);
             token = NULL;
             if ((rc = cw_kube_auth_token(c, 1, &token, err)) != CW_OK)
                 goto done;
@@ -379,10 +380,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
         append_note(err, " (gave up after %d attempts in %.1fs)", attempts,
                     cw_clock_mono() - start);
 done:
-    if (token) {
-        memset(token, 0, strlen(token));
-        free(token);
-    }
+    cw_secret_free(token);
     if (own)
         curl_easy_cleanup(own);
     cw_buf_free(&url);

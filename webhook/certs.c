@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/secret.h"
 #include "lib/buf.h"
 
 void cw_certs_pem_init(cw_certs_pem *p)
@@ -20,10 +21,7 @@ void cw_certs_pem_init(cw_certs_pem *p)
 void cw_certs_pem_free(cw_certs_pem *p)
 {
     free(p->cert);
-    if (p->key) {
-        OPENSSL_cleanse(p->key, strlen(p->key));
-        free(p->key);
-    }
+    cw_secret_free(p->key);
     cw_certs_pem_init(p);
 }
 

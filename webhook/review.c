@@ -1,10 +1,11 @@
 #include "webhook/review.h"
 
 #include <limits.h>
-#include <openssl/evp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base64.h"
 #include "lib/json.h"
 #include "lib/utf8.h"
 
@@ -293,15 +294,10 @@ static int put_string(cw_buf *b, const char *s)
 /* Base64 (RFC 4648, no line breaks) of s, as a JSON string. */
 static int put_base64(cw_buf *b, const char *s, size_t n)
 {
-    int rc = cw_buf_reserve(b, 4 * ((n + 2) / 3) + 3);
-    if (rc != CW_OK)
+    int rc;
+    if ((rc = cw_buf_putc(b, '"')) != CW_OK || (rc = cw_base64_encode(b, s, n)) != CW_OK)
         return rc;
-    b->data[b->len++] = '"';
-    b->len += (size_t)EVP_EncodeBlock((unsigned char *)b->data + b->len, (const unsigned char *)s,
-                                      (int)n);
-    b->data[b->len++] = '"';
-    b->data[b->len] = '\0';
-    return CW_OK;
+    return cw_buf_putc(b, '"');
 }
 
 int cw_review_encode(const cw_review_request *req, const cw_review_response *resp, cw_buf *out,

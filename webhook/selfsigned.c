@@ -1,6 +1,6 @@
 #include "webhook/selfsigned.h"
+#include "lib/base64.h"
 
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,34 +47,26 @@ void cw_certs_selfsigned_free(cw_certs_selfsigned *s)
 
 static char *b64_encode(const char *s)
 {
-    size_t n = strlen(s);
-    char *out = malloc(4 * ((n + 2) / 3) + 1);
-    if (out)
-        EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)s, (int)n);
-    return out;
+    cw_buf b;
+    cw_buf_init(&b);
+    if (cw_base64_encode(&b, s, strlen(s)) != CW_OK) {
+        cw_buf_free(&b);
+        return NULL;
+    }
+    return cw_buf_detach(&b);
 }
 
 /* NULL when absent or not base64 of text. */
 static char *b64_decode(json_object *data, const char *key)
 {
     json_object *v = cw_json_member(data, key);
-    if (!json_object_is_type(v, json_type_string))
+    char *out = NULL;
+    size_t len;
+    if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v) ||
+        cw_base64_decode(json_object_get_string(v), (size_t)json_object_get_string_len(v), &out,
+                         &len) != CW_OK)
         return NULL;
-    const char *in = json_object_get_string(v);
-    size_t n = (size_t)json_object_get_string_len(v);
-    if (n == 0 || n % 4)
-        return NULL;
-    char *out = malloc(n / 4 * 3 + 1);
-    if (!out)
-        return NULL;
-    int len = EVP_DecodeBlock((unsigned char *)out, (const unsigned char *)in, (int)n);
-    if (len < 0) {
-        free(out);
-        return NULL;
-    }
-    len -= (in[n - 1] == '=') + (in[n - 2] == '='); /* EVP counts padding as zero bytes */
-    out[len] = '\0';
-    if (strlen(out) != (size_t)len) { /* PEM is text */
+    if (strlen(out) != len) { /* PEM is text */
         free(out);
         return NULL;
     }

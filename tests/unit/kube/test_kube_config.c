@@ -15,6 +15,7 @@
 #include "lib/buf.h"
 #include "kube/config.h"
 #include "kube/internal.h"
+#include "lib/base64.h"
 #include "pemgen.h"
 
 static char g_dir[256];
@@ -580,7 +581,7 @@ static void base64_via_openssl(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         char *out = NULL;
         size_t len = 0;
-        int rc = cw_kube_base64_decode(cases[i].in, strlen(cases[i].in), &out, &len);
+        int rc = cw_base64_decode(cases[i].in, strlen(cases[i].in), &out, &len);
         if (rc != cases[i].rc)
             fail_msg("case %zu (%s): rc %d, want %d", i, cases[i].in, rc, cases[i].rc);
         if (rc == CW_OK) {
