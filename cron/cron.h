@@ -1,6 +1,6 @@
 /* Cron expressions in robfig/cron v3's ParseStandard dialect (what Longhorn, Velero <= 1.18 and
  * Kubernetes CronJobs accept), with the same accept/reject decisions and error texts.
- * Rules: ../shared/notes/cron.md. Parsed once into a value type; next() allocates nothing. */
+ * Rules: docs/cron.md. Parsed once into a value type; next() allocates nothing. */
 #ifndef CW_CRON_H
 #define CW_CRON_H
 

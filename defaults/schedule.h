@@ -1,6 +1,6 @@
 /* Velero Schedule (velero.io/v1): skipImmediately made explicit at admission, Velero's validation
  * messages, and the pure timing rules the controller needs. Rules: docs/policy.md and
- * ../shared/notes/velero-oadp.md. */
+ * docs/compat.md (Velero). */
 #ifndef CW_SCHEDULE_H
 #define CW_SCHEDULE_H
 

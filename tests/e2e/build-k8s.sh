@@ -2,7 +2,7 @@
 # Build kube-apiserver, kube-controller-manager and kubectl from Debian's `kubernetes` source package,
 # once, and cache them keyed by the package version (plus a recipe stamp, so a changed recipe
 # rebuilds). Prints the cache directory on stdout; progress goes to stderr.
-# Recipe and reasons: ../shared/notes/real-apiserver.md (reflect2/json-iterator swap, GOPATH-mode make).
+# Recipe and reasons: tests/README.md, "The Kubernetes binaries" (reflect2/json-iterator swap, GOPATH-mode make).
 #
 # The cache is ${XDG_CACHE_HOME:-$HOME/.cache}/cronwarden/k8s-<debian-version>/. A cold build takes
 # about 7-15 minutes on 2 cores and prints a heartbeat every minute; later runs return at once.

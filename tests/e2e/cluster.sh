@@ -14,7 +14,7 @@
 # then only writes DIR/env for it and `down` leaves that cluster alone.
 #
 # The e2e helpers (lib.sh) source this file and call cwc_up/cwc_down directly so the daemons are
-# children of the test process. Recipe and reasons: ../shared/notes/real-apiserver.md.
+# children of the test process. Recipe and reasons: tests/README.md, "The Kubernetes binaries".
 # shellcheck shell=bash
 
 CWC_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
