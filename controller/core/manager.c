@@ -90,7 +90,7 @@ static int create_slots(cw_ctrl *c, cw_error *err)
     const cw_reconciler_ops *sel[CW_RECONCILERS_MAX];
     size_t n;
     int rc;
-    if ((rc = cw_reconcilers_select(c->cfg.controllers, sel, &n, err)) != CW_OK)
+    if ((rc = cw_reconcilers_select(cw_reconcilers, c->cfg.controllers, sel, &n, err)) != CW_OK)
         return rc;
     for (size_t i = 0; i < n; i++) {
         cw_ctrl_slot *s = &c->slots[c->nslots++];

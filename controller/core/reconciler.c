@@ -3,42 +3,44 @@
 #include <stdio.h>
 #include <string.h>
 
-void cw_reconcilers_names(char *buf, size_t len, int defaults_only)
+void cw_reconcilers_names(const cw_reconciler_ops *const *all, char *buf, size_t len,
+                          int defaults_only)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; cw_reconcilers[i]; i++) {
-        if (defaults_only && !cw_reconcilers[i]->default_enabled)
+    for (size_t i = 0; all[i]; i++) {
+        if (defaults_only && !all[i]->default_enabled)
             continue;
-        int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", cw_reconcilers[i]->name);
+        int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", all[i]->name);
         if (n < 0 || (size_t)n >= len - used)
             return;
         used += (size_t)n;
     }
 }
 
-static int find(const char *name, size_t len)
+static int find(const cw_reconciler_ops *const *all, const char *name, size_t len)
 {
-    for (int i = 0; cw_reconcilers[i]; i++)
-        if (strlen(cw_reconcilers[i]->name) == len && !strncmp(cw_reconcilers[i]->name, name, len))
+    for (int i = 0; all[i]; i++)
+        if (strlen(all[i]->name) == len && !strncmp(all[i]->name, name, len))
             return i;
     return -1;
 }
 
-static int unknown(const char *name, size_t len, cw_error *err)
+static int unknown(const cw_reconciler_ops *const *all, const char *name, size_t len, cw_error *err)
 {
     char known[512];
-    cw_reconcilers_names(known, sizeof(known), 0);
+    cw_reconcilers_names(all, known, sizeof(known), 0);
     return cw_error_set(err, CW_EINVAL, "--controllers: unknown controller \"%.*s\" (known: %s)",
                         (int)len, name, known);
 }
 
 /* Applies one comma-separated item to the on/off table. */
-static int apply_item(const char *item, size_t len, int *on, cw_error *err)
+static int apply_item(const cw_reconciler_ops *const *all, const char *item, size_t len, int *on,
+                      cw_error *err)
 {
     int off = 0;
     if (len == 1 && item[0] == '*') {
-        for (size_t i = 0; cw_reconcilers[i]; i++)
+        for (size_t i = 0; all[i]; i++)
             on[i] = 1;
         return CW_OK;
     }
@@ -47,19 +49,20 @@ static int apply_item(const char *item, size_t len, int *on, cw_error *err)
         item++;
         len--;
     }
-    int i = find(item, len);
+    int i = find(all, item, len);
     if (i < 0)
-        return unknown(item, len, err);
+        return unknown(all, item, len, err);
     on[i] = !off;
     return CW_OK;
 }
 
-int cw_reconcilers_select(const char *spec, const cw_reconciler_ops **out, size_t *n, cw_error *err)
+int cw_reconcilers_select(const cw_reconciler_ops *const *all, const char *spec,
+                          const cw_reconciler_ops **out, size_t *n, cw_error *err)
 {
     int on[CW_RECONCILERS_MAX] = {0}, rc;
     *n = 0;
-    for (size_t i = 0; cw_reconcilers[i] && i < CW_RECONCILERS_MAX; i++)
-        on[i] = !spec || !*spec ? cw_reconcilers[i]->default_enabled : 0;
+    for (size_t i = 0; all[i] && i < CW_RECONCILERS_MAX; i++)
+        on[i] = !spec || !*spec ? all[i]->default_enabled : 0;
     for (const char *p = spec; p && *p;) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -67,15 +70,15 @@ int cw_reconcilers_select(const char *spec, const cw_reconciler_ops **out, size_
             p++, len--;
         while (len && p[len - 1] == ' ')
             len--;
-        if (len && (rc = apply_item(p, len, on, err)) != CW_OK)
+        if (len && (rc = apply_item(all, p, len, on, err)) != CW_OK)
             return rc;
         if (!end)
             break;
         p = end + 1;
     }
-    for (size_t i = 0; cw_reconcilers[i] && i < CW_RECONCILERS_MAX; i++)
+    for (size_t i = 0; all[i] && i < CW_RECONCILERS_MAX; i++)
         if (on[i])
-            out[(*n)++] = cw_reconcilers[i];
+            out[(*n)++] = all[i];
     if (!*n)
         return cw_error_set(err, CW_EINVAL,
                             "--controllers: no controller is enabled (give at least one of the "

@@ -48,13 +48,15 @@ extern const cw_reconciler_ops *const cw_reconcilers[];
 
 #define CW_RECONCILERS_MAX 16
 
-/* The reconcilers `spec` selects, in cw_reconcilers order, into out (room for
+/* The reconcilers of `all` (NULL-terminated; the process passes cw_reconcilers) that `spec`
+ * selects, in their order, into out (room for
  * CW_RECONCILERS_MAX), *n set to their number. spec is kube-controller-manager's form: a comma
  * list of names, `*` for all of them, `-name` to leave one out; NULL or "" means the defaults.
  * Unknown names and an empty result are CW_EINVAL with a message naming the known ones. */
-int cw_reconcilers_select(const char *spec, const cw_reconciler_ops **out, size_t *n,
-                          cw_error *err);
+int cw_reconcilers_select(const cw_reconciler_ops *const *all, const char *spec,
+                          const cw_reconciler_ops **out, size_t *n, cw_error *err);
 /* "schedule, recurringjob, ..." (every name, in order) into buf. */
-void cw_reconcilers_names(char *buf, size_t len, int defaults_only);
+void cw_reconcilers_names(const cw_reconciler_ops *const *all, char *buf, size_t len,
+                          int defaults_only);
 
 #endif
