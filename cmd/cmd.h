@@ -13,6 +13,7 @@
 #define CW_EXIT_USAGE 2
 
 int cw_cmd_cron(int argc, char **argv);
+int cw_cmd_cron_audit(int argc, char **argv);
 int cw_cmd_migrate(int argc, char **argv);
 int cw_cmd_webhook(int argc, char **argv);
 int cw_cmd_controller(int argc, char **argv);

@@ -76,10 +76,13 @@ static const cw_cmd_spec next_spec = {
 static void usage(FILE *out)
 {
     fprintf(out, "Usage: cronwarden cron validate [-o text|json] EXPR\n"
-                 "       cronwarden cron next [-n N] [--from RFC3339] [-o text|json] EXPR\n\n"
-                 "Validates cron expressions and prints their next fire times.\n\n" DIALECT "\n\n"
-                 "Run 'cronwarden cron validate --help' or 'cronwarden cron next --help' for the "
-                 "flags.\nExit codes: 0 success, 1 invalid expression, 2 usage error.\n");
+                 "       cronwarden cron next [-n N] [--from RFC3339] [-o text|json] EXPR\n"
+                 "       cronwarden cron audit [--from-file PATH]... [flags]\n\n"
+                 "Validates cron expressions, prints their next fire times, and audits the load "
+                 "of every\nschedule in a cluster.\n\n" DIALECT "\n\n"
+                 "Run 'cronwarden cron <validate|next|audit> --help' for the flags.\n"
+                 "Exit codes: 0 success, 1 invalid expression (audit: a step above "
+                 "--max-starts), 2 usage error.\n");
 }
 
 /* Messages quote the expression raw, as robfig does; control bytes could drive the terminal,
@@ -251,7 +254,9 @@ int cw_cmd_cron(int argc, char **argv)
         return cmd_validate(argc - 1, argv + 1);
     if (strcmp(sub, "next") == 0)
         return cmd_next(argc - 1, argv + 1);
+    if (strcmp(sub, "audit") == 0)
+        return cw_cmd_cron_audit(argc - 1, argv + 1);
     char msg[256];
-    snprintf(msg, sizeof(msg), "unknown subcommand '%.200s' (validate or next)", sub);
+    snprintf(msg, sizeof(msg), "unknown subcommand '%.200s' (validate, next or audit)", sub);
     return cw_cmd_usage_error("cron", msg);
 }

@@ -156,6 +156,11 @@ int cw_kube_discover_group(cw_kube_client *c, const char *group, cw_kube_group *
 int cw_kube_discover_resources(cw_kube_client *c, const char *group, const char *version,
                                cw_kube_api_resources *out, cw_error *err);
 
+/* The group's preferred version when it serves `resource`, else the first served version that
+ * does, into out ("v1beta2"). CW_ENOTFOUND: "the API server does not serve <resource>.<group>". */
+int cw_kube_pick_version(cw_kube_client *kube, const char *group, const char *resource, char *out,
+                         size_t outlen, cw_error *err);
+
 /* ---- paged list ---- */
 
 typedef enum {

@@ -188,3 +188,38 @@ done:
     cw_buf_free(&path);
     return rc;
 }
+
+static int serves(cw_kube_client *kube, const char *group, const char *version,
+                  const char *resource, cw_error *err)
+{
+    cw_kube_api_resources res;
+    cw_kube_api_resources_init(&res);
+    int rc = cw_kube_discover_resources(kube, group, version, &res, err);
+    int found = rc == CW_OK && cw_kube_api_resources_find(&res, resource) != NULL;
+    cw_kube_api_resources_free(&res);
+    return found;
+}
+
+int cw_kube_pick_version(cw_kube_client *kube, const char *group, const char *resource, char *out,
+                         size_t outlen, cw_error *err)
+{
+    cw_kube_group g;
+    cw_kube_group_init(&g);
+    int rc = cw_kube_discover_group(kube, group, &g, err);
+    if (rc != CW_OK)
+        goto done;
+    if (g.preferred && serves(kube, group, g.preferred, resource, err)) {
+        snprintf(out, outlen, "%s", g.preferred);
+        goto done;
+    }
+    for (size_t i = 0; i < g.versions.len; i++) {
+        if (serves(kube, group, g.versions.items[i], resource, err)) {
+            snprintf(out, outlen, "%s", g.versions.items[i]);
+            goto done;
+        }
+    }
+    rc = cw_error_set(err, CW_ENOTFOUND, "the API server does not serve %s.%s", resource, group);
+done:
+    cw_kube_group_free(&g);
+    return rc;
+}

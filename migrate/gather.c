@@ -10,59 +10,23 @@
 /* A restarted LIST (expired continue token) invalidates what earlier pages fed the plan. */
 #define RESTART_GATHER (-100)
 
-static int serves(cw_kube_client *kube, const char *group, const char *version,
-                  const char *resource, cw_error *err)
-{
-    cw_kube_api_resources res;
-    cw_kube_api_resources_init(&res);
-    int rc = cw_kube_discover_resources(kube, group, version, &res, err);
-    int found = rc == CW_OK && cw_kube_api_resources_find(&res, resource) != NULL;
-    cw_kube_api_resources_free(&res);
-    return found;
-}
-
-/* The preferred version that serves `resource`, else the first served one that does. */
-static int pick_version(cw_kube_client *kube, const char *group, const char *resource, char *out,
-                        size_t outlen, cw_error *err)
-{
-    cw_kube_group g;
-    cw_kube_group_init(&g);
-    int rc = cw_kube_discover_group(kube, group, &g, err);
-    if (rc != CW_OK)
-        goto done;
-    if (g.preferred && serves(kube, group, g.preferred, resource, err)) {
-        snprintf(out, outlen, "%s", g.preferred);
-        goto done;
-    }
-    for (size_t i = 0; i < g.versions.len; i++) {
-        if (serves(kube, group, g.versions.items[i], resource, err)) {
-            snprintf(out, outlen, "%s", g.versions.items[i]);
-            goto done;
-        }
-    }
-    rc = cw_error_set(err, CW_ENOTFOUND, "the API server does not serve %s.%s", resource, group);
-done:
-    cw_kube_group_free(&g);
-    return rc;
-}
-
 int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg, cw_error *err)
 {
     memset(a, 0, sizeof(*a));
     a->cfg = *cfg;
     a->kube = kube;
-    int rc = pick_version(kube, "longhorn.io", "volumes", a->longhorn_version,
-                          sizeof(a->longhorn_version), err);
+    int rc = cw_kube_pick_version(kube, "longhorn.io", "volumes", a->longhorn_version,
+                                  sizeof(a->longhorn_version), err);
     if (rc == CW_OK)
-        rc = pick_version(kube, "longhorn.io", "recurringjobs", a->rj_version,
-                          sizeof(a->rj_version), err);
+        rc = cw_kube_pick_version(kube, "longhorn.io", "recurringjobs", a->rj_version,
+                                  sizeof(a->rj_version), err);
     if (rc == CW_ENOTFOUND)
         return cw_error_prefix(err, "Longhorn's CRDs are missing (install Longhorn 1.2 or later, "
                                     "or crds/ from cronwarden)");
     if (rc != CW_OK)
         return rc;
-    rc = pick_version(kube, "batch", "cronjobs", a->cronjob_version, sizeof(a->cronjob_version),
-                      err);
+    rc = cw_kube_pick_version(kube, "batch", "cronjobs", a->cronjob_version,
+                              sizeof(a->cronjob_version), err);
     if (rc != CW_OK)
         return rc;
     cw_log(CW_LOG_INFO, "discovered API versions", CW_LS("volumes", a->longhorn_version),
