@@ -151,12 +151,12 @@ static int add_recurringjob(cw_audit *a, json_object *obj, const char *ns, const
     const char *task = NULL, *cron = NULL;
     int64_t concurrency = 0;
     int present = 0, rc;
-    if ((rc = cw_json_opt_object(obj, source, "spec", &spec, err)) ||
+    if ((rc = cw_json_opt_object(obj, NULL, "spec", &spec, err)) ||
         (rc = cw_json_opt_string(spec, "spec", "task", &task, err)) ||
         (rc = cw_json_opt_string(spec, "spec", "cron", &cron, err)) ||
         (rc = cw_json_opt_int(spec, "spec", "concurrency", &concurrency, &present, err)) ||
         (rc = cw_json_opt_array(spec, "spec", "groups", &groups, err)))
-        return cw_error_set(err, rc, "%s: %s", source, err->message);
+        return cw_error_prefix(err, "%s", source);
     cw_audit_job *j;
     if ((rc = job_slot(a, "RecurringJob", ns, name, &j, err)) != CW_OK ||
         (rc = cw_audit__set_job(a, j, CW_AUDIT_RECURRINGJOB, ns, name, source, task ? task : "",
@@ -179,10 +179,10 @@ static int add_schedule(cw_audit *a, json_object *obj, const char *ns, const cha
     json_object *spec = NULL;
     const char *cron = NULL;
     int paused = 0, present = 0, rc;
-    if ((rc = cw_json_opt_object(obj, source, "spec", &spec, err)) ||
+    if ((rc = cw_json_opt_object(obj, NULL, "spec", &spec, err)) ||
         (rc = cw_json_opt_string(spec, "spec", "schedule", &cron, err)) ||
         (rc = cw_json_opt_bool(spec, "spec", "paused", &paused, &present, err)))
-        return cw_error_set(err, rc, "%s: %s", source, err->message);
+        return cw_error_prefix(err, "%s", source);
     cw_audit_job *j;
     if ((rc = job_slot(a, "Schedule", ns, name, &j, err)) != CW_OK ||
         (rc = cw_audit__set_job(a, j, CW_AUDIT_SCHEDULE, ns, name, source, "velero-backup",
