@@ -142,6 +142,19 @@ static int best_shift(cw_audit *a, cw_audit_job *j, uint64_t *total, int current
     return choice;
 }
 
+/* 1 when job j, at its current shift, starts something in a step at the peak: only such a job
+ * can lower the peak by moving. */
+static int makes_peak(cw_audit *a, cw_audit_job *j, const uint64_t *total, uint64_t peak,
+                      int shift, scratch *s)
+{
+    cw_audit__simulate(a, j, (int64_t)shift * 60, collect, s);
+    int hit = 0;
+    for (size_t i = 0; i < s->ntouched && !hit; i++)
+        hit = total[s->touched[i]] == peak;
+    clear(s);
+    return hit;
+}
+
 static int by_starts(const void *x, const void *y, void *ud)
 {
     const cw_audit *a = ud;
@@ -195,6 +208,8 @@ int cw_audit_suggest(cw_audit *a, uint64_t target, cw_error *err)
         uint64_t before = peak;
         for (size_t k = 0; k < n && peak > target; k++) {
             size_t i = order[k];
+            if (!makes_peak(a, &a->jobs[i], total, peak, shift[i], &s))
+                continue;
             shift[i] = best_shift(a, &a->jobs[i], total, shift[i], &s);
             peak = max_of(total, a->nbins);
         }
