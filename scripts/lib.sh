@@ -12,7 +12,7 @@ CW_BUILD_PKGS=(build-essential cmake pkg-config libjson-c-dev libyaml-dev libxxh
 CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libclang-rt-14-dev
   procps
   etcd-server curl iproute2 rsync dpkg-dev make golang-github-modern-go-reflect2-dev
-  golang-github-json-iterator-go-dev)
+  golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3)
 
 cw_missing_pkgs() {
   local p
