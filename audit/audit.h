@@ -117,6 +117,8 @@ typedef struct cw_audit {
     /* results */
     size_t nbins;
     uint64_t *starts, *running;
+    cw_strlist tasks;      /* every task of a valid job, sorted ("backup", ..., "velero-backup") */
+    uint64_t *task_starts; /* tasks.len rows of nbins: starts by task */
     cw_audit_peak *peaks;
     size_t npeaks;
     cw_audit_finding *findings;

@@ -47,6 +47,7 @@ int cw_audit_init(cw_audit *a, const cw_audit_config *cfg, cw_error *err)
     cw_strmap_init(&a->volume_sets);
     cw_strmap_init(&a->volume_of);
     cw_strmap_init(&a->legacy_of);
+    cw_strlist_init(&a->tasks);
     return CW_OK;
 }
 
@@ -79,6 +80,8 @@ void cw_audit_free(cw_audit *a)
     cw_strmap_free(&a->legacy_of, free);
     free(a->starts);
     free(a->running);
+    free(a->task_starts);
+    cw_strlist_free(&a->tasks);
     for (size_t i = 0; i < a->npeaks; i++)
         cw_strlist_free(&a->peaks[i].jobs);
     free(a->peaks);

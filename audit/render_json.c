@@ -62,9 +62,16 @@ static json_object *job(const cw_audit *a, const cw_audit_job *j)
 static json_object *peak(const cw_audit *a, const cw_audit_peak *p)
 {
     json_object *o = json_object_new_object(), *jobs = json_object_new_array();
+    json_object *tasks = json_object_new_object();
+    size_t bin = (size_t)((p->at - a->cfg.from) / a->cfg.step);
+    for (size_t t = 0; t < a->tasks.len; t++)
+        if (a->task_starts[t * a->nbins + bin])
+            json_object_object_add(tasks, a->tasks.items[t],
+                                   u64(a->task_starts[t * a->nbins + bin]));
     json_object_object_add(o, "at", when(a, p->at));
     json_object_object_add(o, "starts", u64(p->starts));
     json_object_object_add(o, "running", u64(p->running));
+    json_object_object_add(o, "byTask", tasks);
     for (size_t i = 0; i < p->jobs.len; i++) {
         char label[256];
         uint64_t n = cw_audit__split_row(p->jobs.items[i], label, sizeof(label));
@@ -174,6 +181,11 @@ static json_object *build(const cw_audit *a, const cw_audit_hours *h)
     json_object *steps = json_object_new_object();
     json_object_object_add(steps, "starts", series(a->starts, a->nbins));
     json_object_object_add(steps, "running", series(a->running, a->nbins));
+    json_object *tasks = json_object_new_object();
+    for (size_t t = 0; t < a->tasks.len; t++)
+        json_object_object_add(tasks, a->tasks.items[t],
+                               series(a->task_starts + t * a->nbins, a->nbins));
+    json_object_object_add(steps, "startsByTask", tasks);
     json_object_object_add(root, "steps", steps);
     return root;
 }

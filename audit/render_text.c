@@ -90,8 +90,14 @@ static void peaks(const cw_audit *a, FILE *f)
     for (size_t p = 0; p < a->npeaks; p++) {
         char at[CW_TZ_RFC3339_MAX];
         cw_audit__time(a, a->peaks[p].at, at, sizeof(at));
-        fprintf(f, "  %s  %llu starts, %llu running\n", at, (unsigned long long)a->peaks[p].starts,
+        fprintf(f, "  %s  %llu starts, %llu running (", at, (unsigned long long)a->peaks[p].starts,
                 (unsigned long long)a->peaks[p].running);
+        size_t bin = (size_t)((a->peaks[p].at - a->cfg.from) / a->cfg.step), shown = 0;
+        for (size_t t = 0; t < a->tasks.len; t++)
+            if (a->task_starts[t * a->nbins + bin])
+                fprintf(f, "%s%s %llu", shown++ ? ", " : "", a->tasks.items[t],
+                        (unsigned long long)a->task_starts[t * a->nbins + bin]);
+        fprintf(f, ")\n");
         for (size_t i = 0; i < a->peaks[p].jobs.len; i++)
             fprintf(f, "      %s\n", a->peaks[p].jobs.items[i]);
     }

@@ -320,6 +320,38 @@ int cw_audit__totals(cw_audit *a, uint64_t *starts, uint64_t *running)
     return CW_OK;
 }
 
+typedef struct {
+    uint64_t *row;
+} task_ctx;
+
+static void add_task(void *ud, size_t first, size_t last, size_t n)
+{
+    (void)last;
+    ((task_ctx *)ud)->row[first] += n;
+}
+
+/* Starts per step split by task: one more run of every job into its task's row. */
+static int by_task(cw_audit *a)
+{
+    for (size_t i = 0; i < a->njobs; i++)
+        if (a->jobs[i].valid && !cw_strlist_contains(&a->tasks, a->jobs[i].task) &&
+            cw_strlist_add(&a->tasks, a->jobs[i].task) != CW_OK)
+            return CW_ENOMEM;
+    cw_strlist_sort(&a->tasks);
+    if (!(a->task_starts = calloc(a->tasks.len * a->nbins + 1, sizeof(*a->task_starts))))
+        return CW_ENOMEM;
+    for (size_t i = 0; i < a->njobs; i++) {
+        if (!a->jobs[i].valid)
+            continue;
+        size_t t = 0;
+        while (strcmp(a->tasks.items[t], a->jobs[i].task))
+            t++;
+        task_ctx ctx = {.row = a->task_starts + t * a->nbins};
+        cw_audit__simulate(a, &a->jobs[i], 0, add_task, &ctx);
+    }
+    return CW_OK;
+}
+
 int cw_audit_run(cw_audit *a, cw_error *err)
 {
     int rc = resolve(a, err);
@@ -329,7 +361,7 @@ int cw_audit_run(cw_audit *a, cw_error *err)
     a->starts = calloc(a->nbins, sizeof(*a->starts));
     a->running = calloc(a->nbins, sizeof(*a->running));
     if (!a->starts || !a->running || cw_audit__totals(a, a->starts, a->running) != CW_OK ||
-        find_peaks(a) != CW_OK || attribute_peaks(a) != CW_OK)
+        find_peaks(a) != CW_OK || attribute_peaks(a) != CW_OK || by_task(a) != CW_OK)
         return cw_error_set(err, CW_ENOMEM, "out of memory");
     for (size_t b = 0; b < a->nbins; b++) {
         if (a->starts[b] > a->max_starts_seen)

@@ -144,8 +144,8 @@ static int best_shift(cw_audit *a, cw_audit_job *j, uint64_t *total, int current
 
 /* 1 when job j, at its current shift, starts something in a step at the peak: only such a job
  * can lower the peak by moving. */
-static int makes_peak(cw_audit *a, cw_audit_job *j, const uint64_t *total, uint64_t peak,
-                      int shift, scratch *s)
+static int makes_peak(cw_audit *a, cw_audit_job *j, const uint64_t *total, uint64_t peak, int shift,
+                      scratch *s)
 {
     cw_audit__simulate(a, j, (int64_t)shift * 60, collect, s);
     int hit = 0;
