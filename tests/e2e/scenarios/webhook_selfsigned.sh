@@ -57,7 +57,9 @@ served() { # served PORT -> fingerprint of the certificate served there
   openssl s_client -connect "127.0.0.1:$1" </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256 | cut -d= -f2
 }
 fp() { openssl x509 -noout -fingerprint -sha256 | cut -d= -f2; }
-days_left() { echo $(( ($(date -d "$(openssl x509 -noout -enddate | cut -d= -f2)" +%s) - $(date +%s)) / 86400 )); }
+# Days to notAfter, to the nearest day: a certificate made in this very second has exactly its
+# lifetime left, one made a moment ago a fraction less; both round to the lifetime.
+days_left() { echo $(( ($(date -d "$(openssl x509 -noout -enddate | cut -d= -f2)" +%s) - $(date +%s) + 43200) / 86400 )); }
 bundles() { # every caBundle of both configurations, one per line
   kc get mutatingwebhookconfiguration cronwarden-ss -o json | jq -r '.webhooks[].clientConfig.caBundle'
   kc get validatingwebhookconfiguration cronwarden-ss -o json | jq -r '.webhooks[].clientConfig.caBundle'
@@ -71,8 +73,8 @@ assert_json "$S" '.data | keys' '["ca.crt","ca.key","tls.crt","tls.key"]'
 assert_json "$S" '.metadata.labels["app.kubernetes.io/managed-by"]' cronwarden
 secret_pem ca.crt > "$CW_E2E_DIR/ss-ca.crt"
 CA_B64=$(jq -r '.data["ca.crt"]' <<<"$S")
-assert_eq 3649 "$(secret_pem ca.crt | days_left)" "CA lifetime in whole days"
-assert_eq 364 "$(secret_pem tls.crt | days_left)" "serving certificate lifetime in whole days"
+assert_eq 3650 "$(secret_pem ca.crt | days_left)" "CA lifetime in days"
+assert_eq 365 "$(secret_pem tls.crt | days_left)" "serving certificate lifetime in days"
 SANS=$(secret_pem tls.crt | openssl x509 -noout -ext subjectAltName | tail -1 | tr -d ' ')
 assert_eq "DNS:cronwarden.$NS_CW,DNS:cronwarden.$NS_CW.svc,DNS:cronwarden.$NS_CW.svc.cluster.local,IPAddress:127.0.0.1" "$SANS" "subjectAltName"
 assert_ok openssl verify -CAfile "$CW_E2E_DIR/ss-ca.crt" <(secret_pem tls.crt)
@@ -118,7 +120,7 @@ assert_ok kc patch secret -n "$NS_CW" "$SECRET" --type merge -p "$(jq -nc \
   '{data: {"tls.crt": $c, "tls.key": $k}}')"
 renewed() {
   local f; f=$(secret_pem tls.crt | fp)
-  [ "$f" != "$SHORT" ] && [ "$f" != "$LEAF" ] && [ "$(secret_pem tls.crt | days_left)" = 364 ]
+  [ "$f" != "$SHORT" ] && [ "$f" != "$LEAF" ] && [ "$(secret_pem tls.crt | days_left)" = 365 ]
 }
 wait_for 30 "a replica to renew the certificate" renewed
 RENEWED=$(secret_pem tls.crt | fp)
