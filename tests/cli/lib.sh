@@ -1,25 +1,25 @@
-# Assertions for the CLI tests (sourced). Each failure prints what differed and exits 1.
-set -u
+# The CLI tests' library (sourced): the binary under test, a scratch directory, `run`, and the
+# assertions shared with the e2e scenarios (tests/lib/assert.sh). The first failure ends the test
+# with exit 1, also inside a pipeline (pipefail, errexit).
+set -euo pipefail
 CW=${CW_BINARY:?CW_BINARY must point at the cronwarden binary}
 SRC=${CW_SOURCE_DIR:?CW_SOURCE_DIR must point at the source tree}
+# shellcheck source=../lib/assert.sh
+. "$SRC/tests/lib/assert.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cw-cli.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-failures=0
 
-fail() { printf 'FAIL: %s\n' "$*" >&2; failures=$((failures + 1)); }
+fail() { cw_assert_fail "$*"; }
 
-# run EXPECTED_EXIT CMD...: runs CMD, keeps stdout/stderr in $TMP/out and $TMP/err.
+# run EXPECTED_EXIT CMD...: runs CMD, keeps stdout/stderr in $TMP/out and $TMP/err; any other
+# exit status fails the test, showing the start of stderr.
 run() {
-  local want=$1; shift
-  "$@" >"$TMP/out" 2>"$TMP/err"
-  local got=$?
-  if [ "$got" != "$want" ]; then
-    fail "exit $got, want $want: $*"
-    sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
-  fi
+  local want=$1 got=0
+  shift
+  "$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+  [ "$got" = "$want" ] || cw_assert_fail "exit $got, want $want: $*
+$(sed 's/^/  stderr: /' "$TMP/err" | head -5)"
 }
 
-assert_eq() { [ "$1" == "$2" ] || fail "$3: got [$1] want [$2]"; }
-assert_file_eq() { cmp -s "$1" "$2" || { fail "$3: $1 differs from $2"; diff "$1" "$2" | head -20 >&2; }; }
-assert_contains() { grep -qF -- "$2" "$1" || { fail "$3: '$2' not in $1"; head -5 "$1" >&2; }; }
-done_tests() { [ "$failures" = 0 ] && echo "ok" || { echo "$failures failure(s)"; exit 1; }; }
+# The last line of a test that got this far: every assertion held.
+done_tests() { echo "ok"; }

@@ -5,10 +5,10 @@
 export HOME=$TMP KUBECONFIG=   # no ~/.kube/config, no $KUBECONFIG, not in a pod
 
 run 2 "$CW" migrate --kubeconfig "$TMP/missing.yaml"
-assert_contains "$TMP/err" "$TMP/missing.yaml" "missing kubeconfig named"
+assert_file_contains "$TMP/err" "$TMP/missing.yaml" "missing kubeconfig named"
 printf 'apiVersion: v1\nkind: Config\nclusters: [oops\n' > "$TMP/broken.yaml"
 run 2 "$CW" migrate --kubeconfig "$TMP/broken.yaml"
-assert_contains "$TMP/err" "broken.yaml" "malformed kubeconfig named"
+assert_file_contains "$TMP/err" "broken.yaml" "malformed kubeconfig named"
 cat > "$TMP/kc.yaml" <<YAML
 apiVersion: v1
 kind: Config
@@ -24,10 +24,10 @@ contexts:
 current-context: dead
 YAML
 run 2 "$CW" migrate --kubeconfig "$TMP/kc.yaml" --request-timeout 2s
-assert_contains "$TMP/err" "127.0.0.1:1" "unreachable server named"
+assert_file_contains "$TMP/err" "127.0.0.1:1" "unreachable server named"
 run 2 "$CW" migrate --kubeconfig "$TMP/kc.yaml" --context nope
-assert_contains "$TMP/err" "nope" "unknown context named"
+assert_file_contains "$TMP/err" "nope" "unknown context named"
 run 2 "$CW" migrate
-assert_contains "$TMP/err" "tried" "no configuration anywhere: says where it looked"
+assert_file_contains "$TMP/err" "tried" "no configuration anywhere: says where it looked"
 run 2 "$CW" migrate --dry-run=maybe
 done_tests

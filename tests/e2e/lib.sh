@@ -36,7 +36,7 @@ e2e_step() { printf '\n[e2e %s +%s] == %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&
 e2e__where() {
   local i
   for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
-    if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ]; then
+    if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ] && [[ ${BASH_SOURCE[$i]} != */tests/lib/assert.sh ]]; then
       printf '%s:%s' "$(basename "${BASH_SOURCE[$i]}")" "${BASH_LINENO[$((i - 1))]}"; return
     fi
   done
@@ -194,26 +194,10 @@ e2e_bg() {
 e2e_stop() { cwc_stop_pid "$CW_E2E_DIR" "$1"; }
 e2e_bg_pid() { cat "$CW_E2E_DIR/run/$1.pid"; }
 
-# ---- assertions: each prints what was expected, what came, and where -------------------------
-
-# assert_eq EXPECTED ACTUAL [WHAT]
-assert_eq() {
-  [ "$1" == "$2" ] || e2e_fail "${3:-value}: expected '$1', got '$2'"
-}
-
-# assert_contains HAYSTACK NEEDLE [WHAT]
-assert_contains() {
-  case $1 in *"$2"*) ;; *) e2e_fail "${3:-output}: expected to contain '$2', got: $1" ;; esac
-}
-
-# assert_json JSON FILTER EXPECTED [WHAT]: jq -c FILTER, strings printed raw. E.g.
-#   assert_json "$obj" .spec.task snapshot;  assert_json "$obj" .spec.groups '["a","b"]'
-#   assert_json "$obj" '.spec | has("skipImmediately")' false
-assert_json() {
-  local got
-  got=$(jq -cr "$2" <<<"$1" 2>&1) || e2e_fail "jq '$2' failed: $got; input: $(head -c 2000 <<<"$1")"
-  [ "$got" == "$3" ] || e2e_fail "${4:-$2}: expected '$3', got '$got'"
-}
+# ---- assertions: tests/lib/assert.sh (shared with the CLI tests), failing through e2e_fail ------
+# shellcheck source=../lib/assert.sh
+. "$E2E_LIB_DIR/../lib/assert.sh"
+CW_ASSERT_FAIL=e2e_fail
 
 # assert_ok CMD...: CMD must succeed; its output is kept in E2E_OUT.
 assert_ok() {
