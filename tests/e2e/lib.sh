@@ -36,7 +36,7 @@ e2e_step() { printf '\n[e2e %s +%s] == %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&
 e2e__where() {
   local i
   for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
-    if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ] && [[ ${BASH_SOURCE[$i]} != */tests/lib/assert.sh ]]; then
+    if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ] && [[ ${BASH_SOURCE[$i]} != */lib/assert.sh ]]; then
       printf '%s:%s' "$(basename "${BASH_SOURCE[$i]}")" "${BASH_LINENO[$((i - 1))]}"; return
     fi
   done

@@ -10,7 +10,7 @@
 cw_assert__where() {
   local i
   for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
-    case ${BASH_SOURCE[$i]} in */tests/lib/assert.sh | */tests/cli/lib.sh | */tests/e2e/lib.sh) continue ;; esac
+    case ${BASH_SOURCE[$i]} in */lib/assert.sh | */cli/lib.sh | */e2e/lib.sh) continue ;; esac
     printf '%s:%s' "$(basename "${BASH_SOURCE[$i]}")" "${BASH_LINENO[$((i - 1))]}"
     return
   done

@@ -18,9 +18,19 @@ settled_state() {
   mig_state
 }
 
-e2e_step "reference: one uninterrupted run"
+e2e_step "reference: one uninterrupted run, its report equal to the offline plan"
+mig_manifests "$E2E_DIR/truth-in"
+cw migrate --namespace "$NS" --from-file "$E2E_DIR/truth-in" -o json > "$E2E_DIR/truth.json" 2>/dev/null || true
 mig_seed
-cw_migrate >/dev/null 2>&1 || true
+rc=0
+cw_migrate --report "$E2E_DIR/reference-report.json" >/dev/null 2>&1 || rc=$?
+assert_eq 1 "$rc" "the reference run's exit status (the example holds invalid jobs and a conflict)"
+REF=$(cat "$E2E_DIR/reference-report.json")
+assert_json "$REF" '[.volumes[] | select(.action=="migrate") | .result] | unique' '["done"]' "every volume to migrate was migrated"
+assert_json "$REF" '[.recurringJobs[] | select(.action=="create") | .result] | unique' '["done"]' "every RecurringJob was created"
+assert_json "$REF" '[.storageClasses[] | select(.action=="migrate") | .result] | unique' '["done"]' "every StorageClass was migrated"
+assert_eq "$(jq -S '.volumes | map(del(.source, .result))' "$E2E_DIR/truth.json")" \
+  "$(jq -S '.volumes | map(del(.source, .result))' "$E2E_DIR/reference-report.json")" "the reference run did what the offline plan says"
 settled_state > "$E2E_DIR/reference.json"
 assert_json "$(kc get storageclass -o json)" '.items | length' 4 "StorageClasses after the reference run"
 
