@@ -10,6 +10,12 @@ void cw_buf_init(cw_buf *b)
     b->data = NULL;
     b->len = 0;
     b->cap = 0;
+    b->err = CW_OK;
+}
+
+int cw_buf_error(const cw_buf *b)
+{
+    return b->err;
 }
 
 void cw_buf_free(cw_buf *b)
@@ -27,17 +33,19 @@ void cw_buf_reset(cw_buf *b)
 
 int cw_buf_reserve(cw_buf *b, size_t extra)
 {
+    if (b->err)
+        return b->err;
     if (b->len + extra + 1 <= b->cap)
         return CW_OK;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < b->len + extra + 1) {
-        if (cap > ((size_t)-1) / 2)
-            return CW_ENOMEM;
+        if (cap > ((size_t)-1) / 2 || extra > ((size_t)-1) / 2)
+            return b->err = CW_ENOMEM;
         cap *= 2;
     }
     char *p = realloc(b->data, cap);
     if (!p)
-        return CW_ENOMEM;
+        return b->err = CW_ENOMEM;
     b->data = p;
     b->cap = cap;
     return CW_OK;
@@ -45,8 +53,9 @@ int cw_buf_reserve(cw_buf *b, size_t extra)
 
 int cw_buf_append(cw_buf *b, const void *data, size_t len)
 {
-    if (cw_buf_reserve(b, len) != CW_OK)
-        return CW_ENOMEM;
+    int rc = cw_buf_reserve(b, len);
+    if (rc != CW_OK)
+        return rc;
     if (len)
         memcpy(b->data + b->len, data, len);
     b->len += len;
@@ -75,8 +84,9 @@ int cw_buf_vprintf(cw_buf *b, const char *fmt, va_list ap)
         return CW_EINVAL;
     if ((size_t)n < sizeof(small))
         return cw_buf_append(b, small, (size_t)n);
-    if (cw_buf_reserve(b, (size_t)n) != CW_OK)
-        return CW_ENOMEM;
+    int rc = cw_buf_reserve(b, (size_t)n);
+    if (rc != CW_OK)
+        return rc;
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
     return CW_OK;
@@ -98,8 +108,10 @@ const char *cw_buf_str(const cw_buf *b)
 
 char *cw_buf_detach(cw_buf *b)
 {
-    if (!b->data && cw_buf_reserve(b, 0) != CW_OK)
+    if (cw_buf_reserve(b, 0) != CW_OK) {
+        cw_buf_free(b);
         return NULL;
+    }
     if (b->len == 0)
         b->data[0] = '\0';
     char *p = b->data;

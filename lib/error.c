@@ -76,3 +76,8 @@ const char *cw_error_code_name(int code)
         return "error";
     }
 }
+
+int cw_error_oom(cw_error *err)
+{
+    return err ? cw_error_set(err, CW_ENOMEM, "out of memory") : CW_ENOMEM;
+}

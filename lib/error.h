@@ -30,6 +30,12 @@ int cw_error_set(cw_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Prepends "context: " to the existing message (keeps the code). Returns err->code. */
 int cw_error_prefix(cw_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The one out-of-memory report: CW_ENOMEM with "out of memory" (err may be NULL). */
+int cw_error_oom(cw_error *err);
+
+/* On a function whose result must be looked at: an ignored one is a compiler warning (an error
+ * with -Werror). A (void) cast does not silence it; handle the result. */
+#define CW_MUST_CHECK __attribute__((warn_unused_result))
 const char *cw_error_code_name(int code);
 
 #endif

@@ -13,6 +13,12 @@ void cw_strlist_init(cw_strlist *l)
     l->items = NULL;
     l->len = 0;
     l->cap = 0;
+    l->err = CW_OK;
+}
+
+int cw_strlist_error(const cw_strlist *l)
+{
+    return l->err;
 }
 
 void cw_strlist_clear(cw_strlist *l)
@@ -31,11 +37,10 @@ void cw_strlist_free(cw_strlist *l)
 
 int cw_strlist_take(cw_strlist *l, char *s)
 {
-    if (!s)
-        return CW_ENOMEM;
-    if (cw_grow((void **)&l->items, &l->cap, l->len, sizeof(*l->items), 4) != CW_OK) {
+    if (l->err || !s ||
+        cw_grow((void **)&l->items, &l->cap, l->len, sizeof(*l->items), 4) != CW_OK) {
         free(s);
-        return CW_ENOMEM;
+        return l->err = CW_ENOMEM;
     }
     l->items[l->len++] = s;
     return CW_OK;
@@ -56,7 +61,7 @@ int cw_strlist_addf(cw_strlist *l, const char *fmt, ...)
     va_end(ap);
     if (rc != CW_OK) {
         cw_buf_free(&b);
-        return rc;
+        return l->err = CW_ENOMEM;
     }
     return cw_strlist_take(l, cw_buf_detach(&b));
 }

@@ -20,7 +20,8 @@ static const char *ip_items[] = {"127.0.0.1", "::1"};
 static void make_pair(cw_certs_pem *ca, cw_certs_pem *leaf, long days)
 {
     cw_error err;
-    cw_strlist dns = {(char **)dns_items, 2, 2}, ips = {(char **)ip_items, 2, 2};
+    cw_strlist dns = {.items = (char **)dns_items, .len = 2, .cap = 2},
+               ips = {.items = (char **)ip_items, .len = 2, .cap = 2};
     cw_certs_names names = {"cronwarden.cw-system.svc", &dns, &ips};
     cw_error_init(&err);
     assert_int_equal(cw_certs_make_ca("test-ca", 3650, NOW, ca, &err), CW_OK);
@@ -46,9 +47,10 @@ static void generated_certificates_check_out(void **state)
     assert_int_equal(info.not_after, NOW + 3650L * 86400);
     assert_non_null(strstr(leaf.key, "-----BEGIN PRIVATE KEY-----"));
 
-    cw_strlist dns = {(char **)dns_items, 2, 2}, ips = {(char **)ip_items, 2, 2};
+    cw_strlist dns = {.items = (char **)dns_items, .len = 2, .cap = 2},
+               ips = {.items = (char **)ip_items, .len = 2, .cap = 2};
     static const char *more_items[] = {"cronwarden.cw-system.svc.cluster.local"};
-    cw_strlist more = {(char **)more_items, 1, 1};
+    cw_strlist more = {.items = (char **)more_items, .len = 1, .cap = 1};
     cw_certs_names names = {"x", &dns, &ips}, wider = {"x", &more, NULL};
     static const struct {
         const char *what;

@@ -255,7 +255,7 @@ static void encodes_exact_responses(void **state)
     const char *patch = "[{\"op\":\"add\",\"path\":\"/spec/concurrency\",\"value\":10},"
                         "{\"op\":\"add\",\"path\":\"/metadata/labels/a~1b\",\"value\":\"x/y\"}]";
     static const char *warn_items[] = {"spec.retain: 0 changed to 1", "second \"quoted\""};
-    cw_strlist warnings = {(char **)warn_items, 2, 2};
+    cw_strlist warnings = {.items = (char **)warn_items, .len = 2, .cap = 2};
     cw_strlist none = {0};
 
     static const struct {
@@ -351,7 +351,10 @@ static void strings_escape_like_json_c(void **state)
         "\x01\x1f\x7f",
         "\b\f",
         "/path/x",
-        "\xc3\xbc" "n\xc3\xaf" "c\xc3\xb8" "d\xc3\xa9 \xe2\x80\xa8",
+        "\xc3\xbc"
+        "n\xc3\xaf"
+        "c\xc3\xb8"
+        "d\xc3\xa9 \xe2\x80\xa8",
         "<name>&",
         "",
     };
@@ -364,7 +367,7 @@ static void strings_escape_like_json_c(void **state)
         cw_buf_init(&out);
         cw_error_init(&err);
         assert_int_equal(cw_review_decode(body, strlen(body), &r, &err), CW_OK);
-        cw_strlist w = {(char **)&strings[i], 1, 1};
+        cw_strlist w = {.items = (char **)&strings[i], .len = 1, .cap = 1};
         cw_review_response resp = {.allowed = 0, .warnings = &w, .message = strings[i]};
         assert_int_equal(cw_review_encode(&r, &resp, &out, &err), CW_OK);
         json_object *js = json_object_new_string(strings[i]);

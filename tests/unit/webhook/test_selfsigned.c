@@ -320,7 +320,8 @@ static int start(replica *r)
     cw_kube_config_free(&cfg);
     cw_certs_store_init(&r->store);
     cw_certs_selfsigned_init(&r->ss);
-    cw_strlist configs = {(char **)configs_items, 2, 2}, ips = {(char **)ip_items, 1, 1};
+    cw_strlist configs = {.items = (char **)configs_items, .len = 2, .cap = 2},
+               ips = {.items = (char **)ip_items, .len = 1, .cap = 1};
     cw_certs_selfsigned_opts so = {.secret = "cw-system/cw-tls",
                                    .service = "cw-system/cronwarden",
                                    .webhook_configs = &configs,
@@ -502,7 +503,8 @@ static json_object *foreign_secret(const cw_certs_pem *with_ca, time_t now, long
     cw_error err;
     static const char *dns_items[] = {"cronwarden.cw-system", "cronwarden.cw-system.svc",
                                       "cronwarden.cw-system.svc.cluster.local"};
-    cw_strlist dns = {(char **)dns_items, 3, 3}, ips = {(char **)ip_items, 1, 1};
+    cw_strlist dns = {.items = (char **)dns_items, .len = 3, .cap = 3},
+               ips = {.items = (char **)ip_items, .len = 1, .cap = 1};
     cw_certs_names names = {"cronwarden.cw-system.svc", &dns, &ips};
     if (with_ca) {
         ca.cert = strdup(with_ca->cert);

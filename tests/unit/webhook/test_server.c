@@ -64,7 +64,8 @@ static fixture fx;
 static void make_leaf(cw_certs_pem *ca, cw_certs_pem *leaf)
 {
     static const char *dns_items[] = {"localhost"}, *ip_items[] = {"127.0.0.1"};
-    cw_strlist dns = {(char **)dns_items, 1, 1}, ips = {(char **)ip_items, 1, 1};
+    cw_strlist dns = {.items = (char **)dns_items, .len = 1, .cap = 1},
+               ips = {.items = (char **)ip_items, .len = 1, .cap = 1};
     cw_certs_names names = {"localhost", &dns, &ips};
     cw_error err;
     cw_error_init(&err);
