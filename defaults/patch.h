@@ -11,9 +11,9 @@
 #define CW_PATCH_MAX_OWNED 32
 
 typedef struct cw_patch {
-    json_object *ops;  /* borrowed: the decision's array */
-    json_object *doc;  /* borrowed: the document as given */
-    json_object *work; /* owned root of the view; NULL until the first op */
+    json_object *ops;                       /* borrowed: the decision's array */
+    json_object *doc;                       /* borrowed: the document as given */
+    json_object *work;                      /* owned root of the view; NULL until the first op */
     json_object *owned[CW_PATCH_MAX_OWNED]; /* objects private to the view (safe to change) */
     size_t nowned;
 } cw_patch;

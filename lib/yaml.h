@@ -27,7 +27,8 @@ typedef struct cw_yaml_limits {
     size_t max_nodes; /* nodes including alias expansions (default 50 million) */
 } cw_yaml_limits;
 /* Whatever the limits, a document in which alias expansions make up a larger share of the nodes
- * than go-yaml v2 allows (kubectl's "document contains excessive aliasing") fails with CW_ELIMIT. */
+ * than go-yaml v2 allows (kubectl's "document contains excessive aliasing") fails with CW_ELIMIT.
+ */
 
 void cw_yaml_docs_init(cw_yaml_docs *docs);
 void cw_yaml_docs_free(cw_yaml_docs *docs);

@@ -6,7 +6,7 @@ CW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cw_log() { printf '[cronwarden] %s\n' "$*" >&2; }
 
 # Debian packages every build and test needs; the e2e harness installs its own extra ones.
-CW_BUILD_PKGS=(build-essential cmake pkg-config libjson-c-dev libyaml-dev libxxhash-dev
+CW_BUILD_PKGS=(build-essential cmake pkg-config clang-format libjson-c-dev libyaml-dev libxxhash-dev
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcmocka-dev tzdata openssl
   ca-certificates)
 CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libclang-rt-14-dev

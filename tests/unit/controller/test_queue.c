@@ -1,5 +1,5 @@
-/* The work queue (controller/core/queue.c): scripted tables of operations against a fake wall clock,
- * each step with its exact expected result, plus real-clock and multi-threaded checks. */
+/* The work queue (controller/core/queue.c): scripted tables of operations against a fake wall
+ * clock, each step with its exact expected result, plus real-clock and multi-threaded checks. */
 #include "ctrl_test.h"
 
 #include <pthread.h>

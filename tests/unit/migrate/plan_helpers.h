@@ -84,7 +84,8 @@ static char *test_plan_describe(const cw_plan *p)
     idx = cw_plan_sorted_cronjobs(p, &n);
     for (size_t k = 0; k < n; k++) {
         const cw_plan_cronjob *c = &p->cronjobs[idx[k]];
-        cw_buf_printf(&b, "CronJob %s/%s %s\n", c->namespace, c->name, cw_plan_action_name(c->action));
+        cw_buf_printf(&b, "CronJob %s/%s %s\n", c->namespace, c->name,
+                      cw_plan_action_name(c->action));
     }
     free(idx);
     return cw_buf_detach(&b);

@@ -8,16 +8,21 @@
 #include "migrate/write.h"
 #include "plan_helpers.h"
 
-#define VOL(name, jobs) \
-    "---\napiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata:\n  name: " name \
-    "\n  namespace: longhorn-system\n  resourceVersion: \"7\"\nspec:\n  numberOfReplicas: 3\n" jobs
+#define VOL(name, jobs)                                                                            \
+    "---\napiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata:\n  name: " name                 \
+    "\n  namespace: longhorn-system\n  resourceVersion: \"7\"\nspec:\n  numberOfReplicas: "        \
+    "3\n" jobs
 #define SNAP6H "  - {name: s6, task: snapshot, cron: \"0 */6 * * *\", retain: 4}\n"
-#define GOLD "  - {name: gold, task: backup, cron: \"0 2 * * *\", retain: 7, labels: {tier: gold, team: payments}}\n"
-#define GOLD_SWAPPED "  - {name: other, task: backup, cron: \"0 2 * * *\", retain: 7, labels: {team: payments, tier: gold}}\n"
-#define JOBS "  recurringJobs:\n"
+#define GOLD                                                                                       \
+    "  - {name: gold, task: backup, cron: \"0 2 * * *\", retain: 7, labels: {tier: gold, team: "   \
+    "payments}}\n"
+#define GOLD_SWAPPED                                                                               \
+    "  - {name: other, task: backup, cron: \"0 2 * * *\", retain: 7, labels: {team: payments, "    \
+    "tier: gold}}\n"
+#define JOBS   "  recurringJobs:\n"
 #define N_SNAP "snapshot-4-0520073e-8a390c6d"
 #define N_GOLD "backup-7-7bc5443b-4fc79c10"
-#define L(n) "recurring-job.longhorn.io/" n
+#define L(n)   "recurring-job.longhorn.io/" n
 
 static const struct plan_case {
     const char *name;
@@ -32,9 +37,11 @@ static const struct plan_case {
      CW_NAMES_XXH32, 1,
      "job " N_GOLD " create\n"
      "job " N_SNAP " create\n"
-     "Volume longhorn-system/v1 migrate +" L(N_SNAP) " +" L(N_GOLD) "\n"
-     "Volume longhorn-system/v2 migrate +" L(N_GOLD) "\n"
-     "Volume longhorn-system/v3 migrate +" L(N_SNAP) "\n"},
+     "Volume longhorn-system/v1 migrate +" L(N_SNAP) " +" L(
+         N_GOLD) "\n"
+                 "Volume longhorn-system/v2 migrate +" L(
+                     N_GOLD) "\n"
+                             "Volume longhorn-system/v3 migrate +" L(N_SNAP) "\n"},
 
     {"absent labels and empty labels are different jobs (they hash differently)",
      VOL("v1", JOBS "  - {name: a, task: snapshot, cron: \"@daily\", retain: 2}\n"
@@ -42,7 +49,8 @@ static const struct plan_case {
      CW_NAMES_XXH32, 1,
      "job snapshot-2-c22f292c-18473489 create\n"
      "job snapshot-2-c22f292c-8a390c6d create\n"
-     "Volume longhorn-system/v1 migrate +" L("snapshot-2-c22f292c-8a390c6d") " +" L("snapshot-2-c22f292c-18473489") "\n"},
+     "Volume longhorn-system/v1 migrate +" L("snapshot-2-c22f292c-8a390c6d") " +" L(
+         "snapshot-2-c22f292c-18473489") "\n"},
 
     {"the longhorn scheme reproduces Longhorn 1.2's published name",
      VOL("v1", JOBS "  - {name: x, task: snapshot, cron: \"*/1 * * * *\", retain: 1}\n"),
@@ -63,10 +71,12 @@ static const struct plan_case {
      "retain 1 labels null); use --name-scheme=xxh32 or rename one\n"
      "job snapshot-4-1e583466-77074ba4 create\n"
      "Volume longhorn-system/v1 conflict: RecurringJob snapshot-1-2f2b61c9-77074ba4: two different "
-     "legacy jobs get this name (task snapshot cron \"13 13 11 11 *\" retain 1 labels null, and task "
+     "legacy jobs get this name (task snapshot cron \"13 13 11 11 *\" retain 1 labels null, and "
+     "task "
      "snapshot cron \"17 17 4 4 *\" retain 1 labels null); use --name-scheme=xxh32 or rename one\n"
      "Volume longhorn-system/v2 conflict: RecurringJob snapshot-1-2f2b61c9-77074ba4: two different "
-     "legacy jobs get this name (task snapshot cron \"13 13 11 11 *\" retain 1 labels null, and task "
+     "legacy jobs get this name (task snapshot cron \"13 13 11 11 *\" retain 1 labels null, and "
+     "task "
      "snapshot cron \"17 17 4 4 *\" retain 1 labels null); use --name-scheme=xxh32 or rename one\n"
      "Volume longhorn-system/v3 migrate +" L("snapshot-4-1e583466-77074ba4") "\n"},
 
@@ -76,34 +86,48 @@ static const struct plan_case {
      "concurrency: 3, groups: [g1], labels: {}}\n"
      "---\napiVersion: longhorn.io/v1beta1\nkind: RecurringJob\nmetadata: {name: " N_GOLD
      ", namespace: longhorn-system}\nspec: {task: backup, cron: \"0 3 * * *\", retain: 7, "
-     "labels: {tier: gold}}\n" VOL("v1", JOBS SNAP6H) VOL("v2", JOBS SNAP6H GOLD)
-         "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: v2-gold-c, namespace: "
-         "longhorn-system, labels: {longhornvolume: v2}}\nspec: {schedule: \"0 2 * * *\"}\n",
+     "labels: {tier: gold}}\n" VOL("v1", JOBS SNAP6H)
+         VOL("v2", JOBS SNAP6H GOLD) "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: "
+                                     "{name: v2-gold-c, namespace: "
+                                     "longhorn-system, labels: {longhornvolume: v2}}\nspec: "
+                                     "{schedule: \"0 2 * * *\"}\n",
      CW_NAMES_XXH32, 1,
-     "job " N_GOLD " conflict: already exists in longhorn-system with a different spec: cron \"0 3 * "
+     "job " N_GOLD
+     " conflict: already exists in longhorn-system with a different spec: cron \"0 3 * "
      "* *\" (want \"0 2 * * *\"), labels {\"tier\":\"gold\"} (want "
      "{\"team\":\"payments\",\"tier\":\"gold\"})\n"
      "job " N_SNAP " exists\n"
-     "Volume longhorn-system/v1 migrate +" L(N_SNAP) "\n"
-     "Volume longhorn-system/v2 conflict: RecurringJob " N_GOLD ": already exists in longhorn-system "
-     "with a different spec: cron \"0 3 * * *\" (want \"0 2 * * *\"), labels {\"tier\":\"gold\"} "
-     "(want {\"team\":\"payments\",\"tier\":\"gold\"})\n"
-     "CronJob longhorn-system/v2-gold-c keep\n"},
+     "Volume longhorn-system/v1 migrate +" L(
+         N_SNAP) "\n"
+                 "Volume longhorn-system/v2 conflict: RecurringJob " N_GOLD
+                 ": already exists in longhorn-system "
+                 "with a different spec: cron \"0 3 * * *\" (want \"0 2 * * *\"), labels "
+                 "{\"tier\":\"gold\"} "
+                 "(want {\"team\":\"payments\",\"tier\":\"gold\"})\n"
+                 "CronJob longhorn-system/v2-gold-c keep\n"},
 
     {"any invalid legacy job leaves the whole volume alone and says which job and why",
-     VOL("bad-cron", JOBS SNAP6H "  - {name: broken, task: snapshot, cron: \"0 25 * * *\", retain: 3}\n")
+     VOL("bad-cron",
+         JOBS SNAP6H "  - {name: broken, task: snapshot, cron: \"0 25 * * *\", retain: 3}\n")
          VOL("bad-task", JOBS "  - {name: typo, task: snapshots, cron: \"0 1 * * *\", retain: 3}\n")
-             VOL("bad-retain", JOBS "  - {name: neg, task: backup, cron: \"0 1 * * *\", retain: -1}\n")
-                 VOL("too-many", JOBS "  - {name: big, task: backup, cron: \"0 1 * * *\", retain: 101}\n")
-                     VOL("bad-label", JOBS "  - {name: l, task: backup, cron: \"0 1 * * *\", retain: 2, labels: {\"a b\": c}}\n"),
+             VOL("bad-retain",
+                 JOBS "  - {name: neg, task: backup, cron: \"0 1 * * *\", retain: -1}\n")
+                 VOL("too-many",
+                     JOBS "  - {name: big, task: backup, cron: \"0 1 * * *\", retain: 101}\n")
+                     VOL("bad-label", JOBS "  - {name: l, task: backup, cron: \"0 1 * * *\", "
+                                           "retain: 2, labels: {\"a b\": c}}\n"),
      CW_NAMES_XXH32, 1,
-     "job backup--1-1acb7f9f-8a390c6d invalid: retain: -1 would be changed to 1 by defaulting (task backup)\n"
-     "job backup-101-1acb7f9f-8a390c6d invalid: retain: 101 exceeds the maximum of 100 (Longhorn setting "
+     "job backup--1-1acb7f9f-8a390c6d invalid: retain: -1 would be changed to 1 by defaulting "
+     "(task backup)\n"
+     "job backup-101-1acb7f9f-8a390c6d invalid: retain: 101 exceeds the maximum of 100 (Longhorn "
+     "setting "
      "recurring-job-max-retention)\n"
-     "job backup-2-1acb7f9f-4bdb46c2 invalid: labels: invalid key \"a b\": name part must consist of "
+     "job backup-2-1acb7f9f-4bdb46c2 invalid: labels: invalid key \"a b\": name part must consist "
+     "of "
      "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
      "character\n"
-     "job snapshot-3-e8c0e017-8a390c6d invalid: cron: invalid cron expression \"0 25 * * *\": end of "
+     "job snapshot-3-e8c0e017-8a390c6d invalid: cron: invalid cron expression \"0 25 * * *\": end "
+     "of "
      "range (25) above maximum (23): 25\n"
      "job " N_SNAP " unused: only wanted by objects that are not migrated\n"
      "job snapshots-3-1acb7f9f-8a390c6d invalid: task: unknown task \"snapshots\" (expected one of "
@@ -111,7 +135,8 @@ static const struct plan_case {
      "backup-force-create, filesystem-trim, system-backup)\n"
      "Volume longhorn-system/bad-cron invalid: spec.recurringJobs[1] (broken): cron: invalid cron "
      "expression \"0 25 * * *\": end of range (25) above maximum (23): 25\n"
-     "Volume longhorn-system/bad-label invalid: spec.recurringJobs[0] (l): labels: invalid key \"a b\": "
+     "Volume longhorn-system/bad-label invalid: spec.recurringJobs[0] (l): labels: invalid key \"a "
+     "b\": "
      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
      "with an alphanumeric character\n"
      "Volume longhorn-system/bad-retain invalid: spec.recurringJobs[0] (neg): retain: -1 would be "
@@ -119,29 +144,34 @@ static const struct plan_case {
      "Volume longhorn-system/bad-task invalid: spec.recurringJobs[0] (typo): task: unknown task "
      "\"snapshots\" (expected one of snapshot, snapshot-force-create, snapshot-cleanup, "
      "snapshot-delete, backup, backup-force-create, filesystem-trim, system-backup)\n"
-     "Volume longhorn-system/too-many invalid: spec.recurringJobs[0] (big): retain: 101 exceeds the "
+     "Volume longhorn-system/too-many invalid: spec.recurringJobs[0] (big): retain: 101 exceeds "
+     "the "
      "maximum of 100 (Longhorn setting recurring-job-max-retention)\n"},
 
     {"default group label only when the volume would end with no job or group label",
-     VOL("empty", JOBS "    []\n") VOL("none", "")
-         "---\napiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata:\n  name: grouped\n  "
-         "namespace: longhorn-system\n  labels: {recurring-job-group.longhorn.io/nightly: enabled}\n"
-         "spec:\n  recurringJobs: []\n"
-         "---\napiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata:\n  name: has-some\n  "
-         "namespace: longhorn-system\n  labels: {" L(N_SNAP) ": enabled, " L(N_GOLD) ": disabled}\n"
-         "spec:\n  recurringJobs:\n" SNAP6H GOLD,
+     VOL("empty", JOBS "    []\n") VOL(
+         "none",
+         "") "---\napiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata:\n  name: grouped\n  "
+             "namespace: longhorn-system\n  labels: {recurring-job-group.longhorn.io/nightly: "
+             "enabled}\n"
+             "spec:\n  recurringJobs: []\n"
+             "---\napiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata:\n  name: has-some\n  "
+             "namespace: longhorn-system\n  labels: {" L(N_SNAP) ": enabled, " L(
+                 N_GOLD) ": disabled}\n"
+                         "spec:\n  recurringJobs:\n" SNAP6H GOLD,
      CW_NAMES_XXH32, 1,
      "job " N_GOLD " create\n"
      "job " N_SNAP " create\n"
      "Volume longhorn-system/empty migrate +recurring-job-group.longhorn.io/default\n"
      "Volume longhorn-system/grouped migrate\n"
      "Volume longhorn-system/has-some migrate +" L(N_GOLD) "\n"
-     "Volume longhorn-system/none none\n"},
+                                                           "Volume longhorn-system/none none\n"},
 
     {"--no-default-group removes the empty legacy list without adding a label",
      VOL("empty", JOBS "    []\n"), CW_NAMES_XXH32, 0, "Volume longhorn-system/empty migrate\n"},
 
-    {"storage classes: merged selector without duplicates, non-Longhorn and job-less classes untouched",
+    {"storage classes: merged selector without duplicates, non-Longhorn and job-less classes "
+     "untouched",
      "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: lh}\nprovisioner: "
      "driver.longhorn.io\nparameters:\n  recurringJobs: '[{\"name\":\"s6\",\"task\":\"snapshot\","
      "\"cron\":\"0 */6 * * *\",\"retain\":4}]'\n  recurringJobSelector: '[{\"name\":\"" N_SNAP
@@ -156,9 +186,11 @@ static const struct plan_case {
      "provisioner: example.com/other\nparameters: {recurringJobs: x}\n",
      CW_NAMES_XXH32, 1,
      "job " N_SNAP " create\n"
-     "StorageClass lh migrate selector=[{\"name\":\"" N_SNAP "\",\"isGroup\":false},{\"name\":\"g\","
+     "StorageClass lh migrate selector=[{\"name\":\"" N_SNAP
+     "\",\"isGroup\":false},{\"name\":\"g\","
      "\"isGroup\":true}]\n"
-     "StorageClass lh-broken invalid: parameters.recurringJobs: not valid JSON: unexpected end of data\n"
+     "StorageClass lh-broken invalid: parameters.recurringJobs: not valid JSON: unexpected end of "
+     "data\n"
      "StorageClass lh-empty migrate\n"
      "StorageClass lh-plain none\n"},
 
@@ -166,7 +198,8 @@ static const struct plan_case {
      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: longhorn-storageclass, namespace: "
      "longhorn-system}\ndata:\n  storageclass.yaml: |\n    kind: StorageClass\n    apiVersion: "
      "storage.k8s.io/v1\n    metadata: {name: longhorn}\n    provisioner: driver.longhorn.io\n    "
-     "parameters:\n      recurringJobs: '[{\"name\":\"s6\",\"task\":\"snapshot\",\"cron\":\"0 */6 * * "
+     "parameters:\n      recurringJobs: '[{\"name\":\"s6\",\"task\":\"snapshot\",\"cron\":\"0 */6 "
+     "* * "
      "*\",\"retain\":4}]'\n"
      "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: longhorn-storageclass, namespace: "
      "elsewhere}\ndata: {storageclass.yaml: 'x: 1'}\n",
@@ -177,31 +210,42 @@ static const struct plan_case {
 
     {"legacy CronJobs go once their volume has no legacy jobs left; others stay; ones already "
      "being deleted are not counted",
-     VOL("done", "") VOL("todo", JOBS SNAP6H)
-         VOL("broken", JOBS "  - {name: b, task: snapshot, cron: \"0 25 * * *\", retain: 3}\n")
-         "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: done-c, namespace: "
-         "longhorn-system, labels: {longhornvolume: done}}\n"
-         "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: todo-c, namespace: "
-         "longhorn-system, labels: {longhornvolume: todo}}\n"
-         "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: broken-c, namespace: "
-         "longhorn-system, labels: {longhornvolume: broken}}\n"
-         "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: orphan-c, namespace: "
-         "longhorn-system, labels: {longhornvolume: gone}}\n"
-         "---\napiVersion: batch/v1beta1\nkind: CronJob\nmetadata: {name: going-c, namespace: "
-         "longhorn-system, deletionTimestamp: \"2026-01-01T00:00:00Z\", labels: {longhornvolume: todo}}\n"
-         "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: {name: app, namespace: shop}\n",
+     VOL("done", "")
+         VOL("todo", JOBS SNAP6H) VOL("broken", JOBS
+                                      "  - {name: b, task: snapshot, cron: \"0 25 * * *\", retain: "
+                                      "3}\n") "---\napiVersion: batch/v1beta1\nkind: "
+                                              "CronJob\nmetadata: {name: done-c, namespace: "
+                                              "longhorn-system, labels: {longhornvolume: done}}\n"
+                                              "---\napiVersion: batch/v1beta1\nkind: "
+                                              "CronJob\nmetadata: {name: todo-c, namespace: "
+                                              "longhorn-system, labels: {longhornvolume: todo}}\n"
+                                              "---\napiVersion: batch/v1beta1\nkind: "
+                                              "CronJob\nmetadata: {name: broken-c, namespace: "
+                                              "longhorn-system, labels: {longhornvolume: broken}}\n"
+                                              "---\napiVersion: batch/v1beta1\nkind: "
+                                              "CronJob\nmetadata: {name: orphan-c, namespace: "
+                                              "longhorn-system, labels: {longhornvolume: gone}}\n"
+                                              "---\napiVersion: batch/v1beta1\nkind: "
+                                              "CronJob\nmetadata: {name: going-c, namespace: "
+                                              "longhorn-system, deletionTimestamp: "
+                                              "\"2026-01-01T00:00:00Z\", labels: {longhornvolume: "
+                                              "todo}}\n"
+                                              "---\napiVersion: batch/v1\nkind: CronJob\nmetadata: "
+                                              "{name: app, namespace: shop}\n",
      CW_NAMES_XXH32, 1,
-     "job snapshot-3-e8c0e017-8a390c6d invalid: cron: invalid cron expression \"0 25 * * *\": end of "
+     "job snapshot-3-e8c0e017-8a390c6d invalid: cron: invalid cron expression \"0 25 * * *\": end "
+     "of "
      "range (25) above maximum (23): 25\n"
      "job " N_SNAP " create\n"
-     "Volume longhorn-system/broken invalid: spec.recurringJobs[0] (b): cron: invalid cron expression "
+     "Volume longhorn-system/broken invalid: spec.recurringJobs[0] (b): cron: invalid cron "
+     "expression "
      "\"0 25 * * *\": end of range (25) above maximum (23): 25\n"
      "Volume longhorn-system/done none\n"
      "Volume longhorn-system/todo migrate +" L(N_SNAP) "\n"
-     "CronJob longhorn-system/broken-c keep\n"
-     "CronJob longhorn-system/done-c delete\n"
-     "CronJob longhorn-system/orphan-c keep\n"
-     "CronJob longhorn-system/todo-c delete\n"},
+                                                       "CronJob longhorn-system/broken-c keep\n"
+                                                       "CronJob longhorn-system/done-c delete\n"
+                                                       "CronJob longhorn-system/orphan-c keep\n"
+                                                       "CronJob longhorn-system/todo-c delete\n"},
 };
 
 static void planner_rules(void **state)
@@ -214,7 +258,8 @@ static void planner_rules(void **state)
             fail_msg("case '%s': %s", cases[i].name, t.err.message);
         char *got = test_plan_describe(&t.plan);
         if (strcmp(got, cases[i].want) != 0) {
-            fprintf(stderr, "case '%s':\n--- got\n%s--- want\n%s", cases[i].name, got, cases[i].want);
+            fprintf(stderr, "case '%s':\n--- got\n%s--- want\n%s", cases[i].name, got,
+                    cases[i].want);
             fail_msg("case '%s' differs", cases[i].name);
         }
         free(got);
@@ -231,10 +276,12 @@ static void malformed_input_names_the_field(void **state)
     } bad[] = {
         {VOL("v", JOBS "  - {name: a, task: snapshot, cron: \"@daily\", retain: \"x\"}\n"),
          "spec.recurringJobs[0].retain: expected integer, got string"},
-        {VOL("v", JOBS "  - {name: a, task: snapshot, cron: \"@daily\", retain: 1, labels: {a: 1}}\n"),
+        {VOL("v",
+             JOBS "  - {name: a, task: snapshot, cron: \"@daily\", retain: 1, labels: {a: 1}}\n"),
          "spec.recurringJobs[0].labels.a: expected string, got integer"},
         {VOL("v", "  recurringJobs: {a: 1}\n"), "spec.recurringJobs: expected array, got object"},
-        {VOL("v", JOBS "  - just-a-string\n"), "spec.recurringJobs[0]: expected object, got string"},
+        {VOL("v", JOBS "  - just-a-string\n"),
+         "spec.recurringJobs[0]: expected object, got string"},
         {"apiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata: {namespace: longhorn-system}\n",
          "Volume without metadata.name"},
         {"apiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata: {name: [x]}\n",
@@ -262,7 +309,8 @@ static void volume_patch_is_conditional_and_escaped(void **state)
         fail_msg("%s", t.err.message);
     static const char *want[] = {
         "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"7\"},"
-        "{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"recurring-job.longhorn.io/" N_SNAP
+        "{\"op\":\"add\",\"path\":\"/metadata/"
+        "labels\",\"value\":{\"recurring-job.longhorn.io/" N_SNAP
         "\":\"enabled\"}},{\"op\":\"remove\",\"path\":\"/spec/recurringJobs\"}]",
         "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"7\"},"
         "{\"op\":\"add\",\"path\":\"/metadata/labels/recurring-job-group.longhorn.io~1default\","
@@ -272,13 +320,14 @@ static void volume_patch_is_conditional_and_escaped(void **state)
     (void)none;
     for (int v = 0; v < 2; v++) {
         json_object *vol = json_tokener_parse(
-            v == 0 ? "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":"
-                     "{\"name\":\"v1\",\"namespace\":\"longhorn-system\",\"resourceVersion\":\"7\"},"
-                     "\"spec\":{\"recurringJobs\":[{\"name\":\"s6\",\"task\":\"snapshot\",\"cron\":"
-                     "\"0 */6 * * *\",\"retain\":4}]}}"
-                   : "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":"
-                     "{\"name\":\"v2\",\"namespace\":\"longhorn-system\",\"resourceVersion\":\"7\","
-                     "\"labels\":{\"app\":\"db\"}},\"spec\":{\"recurringJobs\":[]}}");
+            v == 0
+                ? "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":"
+                  "{\"name\":\"v1\",\"namespace\":\"longhorn-system\",\"resourceVersion\":\"7\"},"
+                  "\"spec\":{\"recurringJobs\":[{\"name\":\"s6\",\"task\":\"snapshot\",\"cron\":"
+                  "\"0 */6 * * *\",\"retain\":4}]}}"
+                : "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":"
+                  "{\"name\":\"v2\",\"namespace\":\"longhorn-system\",\"resourceVersion\":\"7\","
+                  "\"labels\":{\"app\":\"db\"}},\"spec\":{\"recurringJobs\":[]}}");
         cw_plan_item it;
         cw_error err;
         cw_error_init(&err);
@@ -349,8 +398,8 @@ static void rewrite_keeps_and_migrates(void **state)
                                    &t.err) != CW_OK)
                 fail_msg("case '%s' pass %d: %s", rows[i].name, pass, t.err.message);
             if (strcmp(cw_buf_str(&out), rows[i].want) != 0) {
-                fprintf(stderr, "case '%s' pass %d:\n--- got\n%s--- want\n%s", rows[i].name,
-                        pass, cw_buf_str(&out), rows[i].want);
+                fprintf(stderr, "case '%s' pass %d:\n--- got\n%s--- want\n%s", rows[i].name, pass,
+                        cw_buf_str(&out), rows[i].want);
                 fail_msg("case '%s' differs", rows[i].name);
             }
             cw_buf_free(&out);
