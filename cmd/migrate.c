@@ -7,11 +7,13 @@
 #include "cmd/cmd.h"
 #include "cmd/migrate.h"
 #include "lib/buf.h"
+#include "lib/failpoint.h"
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/opts.h"
 #include "lib/yaml.h"
 #include "migrate/load.h"
+#include "migrate/outsafe.h"
 #include "migrate/plan.h"
 #include "migrate/report.h"
 #include "migrate/write.h"
@@ -32,7 +34,7 @@ static const char footer[] =
     "  cronwarden migrate --dry-run=server --report /tmp/report.json";
 
 static int write_report(const cw_plan *p, const cw_report_info *info, const cw_migrate_opts *o,
-                        cw_error *err)
+                        const cw_inputs *inputs, cw_error *err)
 {
     int rc = CW_OK;
     json_object *report = NULL;
@@ -51,7 +53,7 @@ static int write_report(const cw_plan *p, const cw_report_info *info, const cw_m
         if (rc == CW_OK)
             rc = cw_buf_putc(&text, '\n');
         if (rc == CW_OK)
-            rc = cw_write_atomic(o->report, text.data, text.len, err);
+            rc = cw_report_path_write(o->report, text.data, text.len, inputs, err);
         cw_buf_free(&text);
         if (rc != CW_OK)
             goto done;
@@ -91,84 +93,52 @@ static int feed(void *ud, const cw_load_unit *u, cw_error *err)
     return rc;
 }
 
-/* Pass 2: every input file rewritten into the output directory, plus recurringjobs.yaml. */
+/* Pass 2: every input file rewritten into a stage beside the output directory, plus
+ * recurringjobs.yaml, then moved into place (migrate/outsafe.h has the rules). */
 static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_strlist *files,
-                         const cw_strlist *args_of_files, cw_error *err)
+                         const cw_strlist *args_of_files, const cw_inputs *inputs, cw_error *err)
 {
-    int rc = CW_OK;
-    cw_buf path, out;
-    cw_buf_init(&path);
+    cw_outtree tree;
+    cw_buf out;
     cw_buf_init(&out);
     char *data = NULL;
     size_t len, total_changed = 0, njobs = 0;
-    cw_strlist outputs;
-    cw_strlist_init(&outputs);
-
-    /* Decide every output path first: refuse collisions and overwriting an input. */
-    for (size_t i = 0; i < files->len; i++) {
-        cw_buf_reset(&path);
-        if ((rc = cw_write_output_path(o->output_dir, args_of_files->items[i], files->items[i],
-                                       &path)) != CW_OK)
-            goto nomem;
-        char *rin = realpath(files->items[i], NULL);
-        char *rout = realpath(path.data, NULL);
-        int same = rin && rout && strcmp(rin, rout) == 0;
-        free(rin);
-        free(rout);
-        if (same) {
-            rc = cw_error_set(err, CW_EUSAGE,
-                              "%s would overwrite the input file %s; choose another --output-dir",
-                              path.data, files->items[i]);
-            goto done;
-        }
-        if (njobs && cw_strlist_contains(&outputs, path.data)) {
-            rc = cw_error_set(err, CW_EUSAGE,
-                              "two inputs map to the same output file %s; pass them separately",
-                              path.data);
-            goto done;
-        }
-        if (cw_strlist_add(&outputs, path.data) != CW_OK)
-            goto nomem;
-    }
-    for (size_t i = 0; i < files->len; i++) {
+    int rc = cw_outtree_plan(&tree, o->output_dir, files, args_of_files, "recurringjobs.yaml",
+                             o->overwrite, inputs, err);
+    for (size_t i = 0; rc == CW_OK && i < files->len; i++) {
         size_t changed = 0;
         cw_buf_reset(&out);
         if ((rc = cw_load_read(files->items[i], &data, &len, err)) != CW_OK ||
             (rc = cw_write_transform(p, files->items[i], data, len, &out, &changed, err)) !=
                 CW_OK ||
-            (rc = cw_write_atomic(outputs.items[i], cw_buf_str(&out), out.len, err)) != CW_OK)
-            goto done;
+            (rc = cw_write_atomic(tree.staged.items[i], cw_buf_str(&out), out.len, err)) != CW_OK)
+            break;
         free(data);
         data = NULL;
         total_changed += changed;
+        cw_failpoint("offline-write"); /* a crash between two files: nothing reaches the target */
         cw_log(CW_LOG_DEBUG, "wrote manifest", CW_LS("input", files->items[i]),
-               CW_LS("output", outputs.items[i]), CW_LI("changed", changed));
+               CW_LS("output", tree.finals.items[i]), CW_LI("changed", changed));
     }
     cw_buf_reset(&out);
-    cw_buf_reset(&path);
-    if ((rc = cw_write_recurringjobs(p, &out, &njobs, err)) != CW_OK ||
-        cw_buf_printf(&path, "%s/recurringjobs.yaml", o->output_dir) != CW_OK)
-        goto done;
-    if (njobs && cw_strlist_contains(&outputs, path.data)) {
+    if (rc == CW_OK)
+        rc = cw_write_recurringjobs(p, &out, &njobs, err);
+    if (rc == CW_OK && njobs && tree.extra_owner >= 0)
         rc = cw_error_set(err, CW_EUSAGE,
-                          "an input file maps to %s, which holds the new "
+                          "the input %s maps to %s/recurringjobs.yaml, which holds the new "
                           "RecurringJobs; choose another --output-dir",
-                          path.data);
-        goto done;
-    }
-    if (njobs && (rc = cw_write_atomic(path.data, out.data, out.len, err)) != CW_OK)
-        goto done;
-    cw_log(CW_LOG_INFO, "wrote migrated manifests", CW_LS("dir", o->output_dir),
-           CW_LI("files", files->len), CW_LI("objects_changed", total_changed),
-           CW_LI("recurringjobs", njobs));
-    goto done;
-nomem:
-    rc = cw_error_set(err, CW_ENOMEM, "out of memory");
-done:
+                          files->items[tree.extra_owner], o->output_dir);
+    else if (rc == CW_OK && njobs)
+        rc = cw_write_atomic(tree.staged.items[files->len], out.data, out.len, err);
+    if (rc == CW_OK)
+        rc = cw_outtree_commit(&tree, err);
+    if (rc == CW_OK)
+        cw_log(CW_LOG_INFO, "wrote migrated manifests", CW_LS("dir", o->output_dir),
+               CW_LI("files", files->len), CW_LI("objects_changed", total_changed),
+               CW_LI("recurringjobs", njobs));
     free(data);
-    cw_buf_free(&path);
     cw_buf_free(&out);
-    cw_strlist_free(&outputs);
+    cw_outtree_free(&tree); /* a failed run: the stage and all in it go */
     return rc;
 }
 
@@ -192,6 +162,7 @@ int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
     cw_strlist files, origin;
     cw_strlist_init(&files);
     cw_strlist_init(&origin);
+    cw_inputs inputs = {0};
     int code = CW_EXIT_USAGE;
 
     /* Expand each argument separately to remember which argument a file came from. */
@@ -215,6 +186,12 @@ int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
                         "files instead\n");
         goto done;
     }
+    /* Nothing written may be something read: checked before anything is read or written. */
+    if (cw_inputs_init(&inputs, &files, &err) != CW_OK ||
+        (o->report && *o->report && cw_report_path_check(o->report, &inputs, &err) != CW_OK)) {
+        fprintf(stderr, "cronwarden migrate: %s\n", err.message);
+        goto done;
+    }
     feed_ctx fc = {plan};
     for (size_t i = 0; i < files.len; i++) {
         if (cw_load_file(files.items[i], feed, &fc, &err) != CW_OK) {
@@ -229,7 +206,7 @@ int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
     }
     int writing = o->output_dir && *o->output_dir;
     if (writing) {
-        int rc = write_outputs(plan, o, &files, &origin, &err);
+        int rc = write_outputs(plan, o, &files, &origin, &inputs, &err);
         if (rc != CW_OK) {
             fprintf(stderr, "cronwarden migrate: %s\n", err.message);
             code = rc == CW_EUSAGE || rc == CW_EINVAL ? CW_EXIT_USAGE : CW_EXIT_FAIL;
@@ -238,7 +215,7 @@ int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
         mark_written(plan);
     }
     cw_report_info info = {"offline", NULL, writing ? o->output_dir : NULL, files.len};
-    if (write_report(plan, &info, o, &err) != CW_OK) {
+    if (write_report(plan, &info, o, &inputs, &err) != CW_OK) {
         fprintf(stderr, "cronwarden migrate: %s\n", err.message);
         code = CW_EXIT_FAIL;
         goto done;
@@ -247,6 +224,7 @@ int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
     cw_report_summarize(plan, &s);
     code = cw_report_exit_code(&s, o->detailed_exitcode && !writing);
 done:
+    cw_inputs_free(&inputs);
     cw_strlist_free(&files);
     cw_strlist_free(&origin);
     return code;
@@ -255,7 +233,7 @@ done:
 int cw_migrate_report(const cw_plan *p, const cw_report_info *info, const cw_migrate_opts *o,
                       cw_error *err)
 {
-    return write_report(p, info, o, err);
+    return write_report(p, info, o, NULL, err);
 }
 
 int cw_cmd_migrate(int argc, char **argv)
@@ -271,6 +249,9 @@ int cw_cmd_migrate(int argc, char **argv)
         {"output-dir", 0, CW_OPT_STRING, "DIR",
          "offline: write migrated manifests (mirroring the input tree) and recurringjobs.yaml here",
          &o.output_dir, NULL, NULL, 0, 0, 0},
+        {"overwrite", 0, CW_OPT_BOOL, NULL,
+         "write into a non-empty --output-dir (only the files the run produces are written)",
+         &o.overwrite, "false", NULL, 0, 0, 0},
         {"output", 'o', CW_OPT_ENUM, NULL, "report format on stdout", &o.output, "text",
          "text|json|yaml", 0, 0, 0},
         {"report", 0, CW_OPT_STRING, "FILE", "also write the JSON report to FILE", &o.report, NULL,

@@ -10,7 +10,7 @@ CW_BUILD_PKGS=(build-essential cmake pkg-config clang-format libjson-c-dev libya
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcmocka-dev tzdata openssl
   ca-certificates)
 CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libclang-rt-14-dev
-  procps
+  procps time
   etcd-server curl iproute2 rsync dpkg-dev make golang-github-modern-go-reflect2-dev
   golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3)
 

@@ -71,7 +71,9 @@ rm "$TMP/clean/bad.json"
 run 2 "$CW" migrate --from-file "$TMP/does-not-exist"
 assert_eq "cronwarden migrate: $TMP/does-not-exist: No such file or directory" "$(cat "$TMP/err")" "missing input"
 run 2 "$CW" migrate --from-file "$TMP/clean" --output-dir "$TMP/clean"
-assert_file_contains "$TMP/err" "would overwrite the input file" "refuses to overwrite inputs"
+assert_file_contains "$TMP/err" "--output-dir $TMP/clean is not empty" "refuses to write into the input"
+run 2 "$CW" migrate --from-file "$TMP/clean" --output-dir "$TMP/clean" --overwrite
+assert_file_contains "$TMP/err" "is inside the input directory" "refuses to overwrite inputs"
 
 # 6. Usage errors.
 run 2 "$CW" migrate --bogus
