@@ -121,8 +121,9 @@ static uint64_t max_of(const uint64_t *v, size_t n)
 /* Tries every minute shift of job j; keeps its own unless another lowers the peak. */
 static int best_shift(cw_audit *a, cw_audit_job *j, uint64_t *total, int current, scratch *s)
 {
-    int lo, hi;
-    movable(j, &lo, &hi);
+    int lo = 0, hi = 59;
+    if (!movable(j, &lo, &hi))
+        return current;
     add_job(a, j, total, current, s, -1);
     uint64_t base_max = max_of(total, a->nbins);
     uint64_t best = peak_with(a, j, total, base_max, current, s);

@@ -40,7 +40,7 @@ cw_build() {
   local dir=$1; shift
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     cw_log "configuring $dir"
-    cmake -S "$CW_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2
+    cmake -S "$CW_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2 # later -D wins
   fi
   cmake --build "$dir" -j "$(nproc)" >&2
 }

@@ -178,23 +178,9 @@ static const char *const seps[] = {" ",
                                    "\v",
                                    "\f",
                                    "\xe1\x9a\x80"};
-static const char *const month_names[] = {"JAN",
-                                          "feb",
-                                          "Mar",
-                                          "apr",
-                                          "MAY",
-                                          "jun",
-                                          "Jul",
-                                          "AUG",
-                                          "sep",
-                                          "OCT",
-                                          "nov",
-                                          "Dec",
-                                          "January",
-                                          "JA",
-                                          "ja n",
-                                          "\xe2\x84\xaa"
-                                          "an"};
+static const char *const month_names[] = {
+    "JAN", "feb", "Mar", "apr",     "MAY", "jun",  "Jul",           "AUG", "sep",
+    "OCT", "nov", "Dec", "January", "JA",  "ja n", "\342\204\252an"}; /* K (Kelvin sign) + "an" */
 static const char *const dow_names[] = {"SUN", "mon",        "Tue",    "wed", "THU",  "fri",
                                         "Sat", "FR\xc4\xb0", "sunday", "MO",  "tues", "S\xc3\xbcN"};
 static const char *const junk[] = {
@@ -225,8 +211,7 @@ static const char *const junk[] = {
     "1e1",
     "1_0",
     "\xe2\x80\x93",
-    "1\xe2\x80\x93"
-    "5",
+    "1\342\200\2235", /* 1, an en dash, 5 */
     "\xff",
     "\xc3\x28",
     "\xf0\x9f\x98\x80",

@@ -108,7 +108,8 @@ static void generated_certificates_check_out(void **state)
 
 static void write_file(const char *dir, const char *name, const char *text)
 {
-    char path[512];
+    char path[1100];
+    assert_true(strlen(dir) < 512 && strlen(name) < 512);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     FILE *f = fopen(path, "w");
     assert_non_null(f);

@@ -708,7 +708,7 @@ static void drain_finishes_in_flight_requests(void **state)
     assert_int_equal(tls_connect(&refused, port, "NORMAL"), -ECONNREFUSED);
     close(refused.fd);
 
-    tls_send(&c, BAD_RJ + half, strlen(BAD_RJ) - half);
+    tls_send(&c, &BAD_RJ[half], strlen(BAD_RJ) - half);
     cw_buf resp;
     cw_buf_init(&resp);
     assert_true(tls_read_response(&c, &resp) > 0);
@@ -769,7 +769,7 @@ static void slow_and_idle_clients_are_cut_off(void **state)
     send_request_head(&slow, BAD_RJ, 1);
     for (int i = 0; i < 3; i++) {
         sleep_ms(600);
-        gnutls_record_send(slow.s, BAD_RJ + 1 + i, 1);
+        gnutls_record_send(slow.s, &BAD_RJ[1 + i], 1);
     }
     cw_buf_reset(&b);
     assert_true(tls_read_response(&slow, &b) <= 0);
