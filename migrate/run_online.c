@@ -1,14 +1,13 @@
-/* cronwarden migrate against a live cluster: lease, recovery, discovery, gather, plan, apply. */
+/* Online migrate (the upgrade Job): lease, recovery, discovery, gather, plan, apply, report. */
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
-#include "cmd/migrate.h"
 #include "kube/client.h"
 #include "lib/log.h"
 #include "migrate/apply.h"
 #include "kube/lease.h"
 #include "migrate/progress.h"
+#include "migrate/run.h"
 
 #define LEASE_NAME "cronwarden-migrate"
 
@@ -16,8 +15,8 @@
 static int setup_exit(const cw_error *err)
 {
     if (err->code == CW_ETRANSPORT || err->http_status == 401)
-        return CW_EXIT_USAGE;
-    return CW_EXIT_FAIL;
+        return CW_MIGRATE_USAGE;
+    return CW_MIGRATE_FINDINGS;
 }
 
 int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
@@ -31,7 +30,7 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
     int lease_init = 0, lease_held = 0;
     cw_progress progress;
     cw_progress_init(&progress, stderr, -1);
-    int code = CW_EXIT_USAGE;
+    int code = CW_MIGRATE_USAGE;
     int client_only = strcmp(o->dry_run, "client") == 0;
     int server_dry = strcmp(o->dry_run, "server") == 0;
 
@@ -96,7 +95,7 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
         lease_held = 0;
     }
     cw_report_info info = {"online", o->dry_run, NULL, 0};
-    if (cw_migrate_report(plan, &info, o, &err) != CW_OK)
+    if (cw_migrate_report(plan, &info, o, NULL, &err) != CW_OK)
         goto fail;
     cw_report_summary s;
     cw_report_summarize(plan, &s);
@@ -109,13 +108,13 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
     goto done;
 fail:
     fprintf(stderr, "cronwarden migrate: %s\n", err.message);
-    code = CW_EXIT_FAIL;
+    code = CW_MIGRATE_FINDINGS;
     /* What was done so far is still worth a report. */
     if (plan->finished) {
         cw_report_info partial = {"online", o->dry_run, NULL, 0};
         cw_error e2;
         cw_error_init(&e2);
-        cw_migrate_report(plan, &partial, o, &e2);
+        cw_migrate_report(plan, &partial, o, NULL, &e2);
     }
 done:
     if (lease_held)
