@@ -52,7 +52,10 @@ static int child_plan(const char *path)
     cw_tzdb_init(&tz, NULL, &err);
     cw_policy_config_init(&pol);
     pol.tzdb = &tz;
-    cw_plan_config cfg = {CW_NAMES_XXH32, "longhorn-system", &pol, 1, NULL};
+    cw_plan_config cfg = {.scheme = CW_NAMES_XXH32,
+                          .namespace = "longhorn-system",
+                          .policy = &pol,
+                          .default_group = 1};
     cw_plan_init(&plan, &cfg, &err);
     int rc = cw_load_file(path, feed, &plan, &err);
     if (rc == CW_OK)

@@ -26,16 +26,43 @@ static struct {
 } o;
 
 static const cw_opt validate_opts[] = {
-    {"output", 'o', CW_OPT_ENUM, "FORMAT", "text or json", &o.output, "text", "text|json", 0, 0, 1},
+    {.name = "output",
+     .short_name = 'o',
+     .type = CW_OPT_ENUM,
+     .metavar = "FORMAT",
+     .help = "text or json",
+     .target = &o.output,
+     .def = "text",
+     .choices = "text|json",
+     .no_env = 1},
 };
 
 static const cw_opt next_opts[] = {
-    {"count", 'n', CW_OPT_INT, "N", "how many fire times to print", &o.count, "5", NULL, 1, 10000,
-     1},
-    {"from", 0, CW_OPT_STRING, "RFC3339",
-     "start after this time, e.g. 2025-03-09T01:30:00-05:00 (default: now, in UTC)", &o.from, NULL,
-     NULL, 0, 0, 1},
-    {"output", 'o', CW_OPT_ENUM, "FORMAT", "text or json", &o.output, "text", "text|json", 0, 0, 1},
+    {.name = "count",
+     .short_name = 'n',
+     .type = CW_OPT_INT,
+     .metavar = "N",
+     .help = "how many fire times to print",
+     .target = &o.count,
+     .def = "5",
+     .min = 1,
+     .max = 10000,
+     .no_env = 1},
+    {.name = "from",
+     .type = CW_OPT_STRING,
+     .metavar = "RFC3339",
+     .help = "start after this time, e.g. 2025-03-09T01:30:00-05:00 (default: now, in UTC)",
+     .target = &o.from,
+     .no_env = 1},
+    {.name = "output",
+     .short_name = 'o',
+     .type = CW_OPT_ENUM,
+     .metavar = "FORMAT",
+     .help = "text or json",
+     .target = &o.output,
+     .def = "text",
+     .choices = "text|json",
+     .no_env = 1},
 };
 
 static const cw_cmd_spec validate_spec = {

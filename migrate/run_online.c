@@ -58,9 +58,16 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
            CW_LS("dry_run", o->dry_run), CW_LS("name_scheme", o->name_scheme));
 
     cw_apply a;
-    cw_apply_config ac = {o->namespace, (long)o->page_size,     (size_t)o->parallel, server_dry,
-                          client_only,  o->wait_for_controller, o->wait_timeout,     NULL,
-                          &progress};
+    cw_apply_config ac = {
+        .namespace = o->namespace,
+        .page_size = (long)o->page_size,
+        .parallel = (size_t)o->parallel,
+        .dry_run = server_dry,
+        .read_only = client_only,
+        .wait_for_controller = o->wait_for_controller,
+        .wait_timeout = o->wait_timeout,
+        .progress = &progress,
+    };
     if (cw_apply_discover(&a, kube, &ac, &err) != CW_OK) {
         fprintf(stderr, "cronwarden migrate: %s\n", err.message);
         code = setup_exit(&err);

@@ -77,7 +77,10 @@ static json_object *expected(const cw_plan *p, json_object *obj)
 static int plan_text(cw_plan *plan, const char *path, const char *data, size_t len,
                      json_object *objs, cw_error *err)
 {
-    cw_plan_config cfg = {CW_NAMES_XXH32, "longhorn-system", &policy, 1, NULL};
+    cw_plan_config cfg = {.scheme = CW_NAMES_XXH32,
+                          .namespace = "longhorn-system",
+                          .policy = &policy,
+                          .default_group = 1};
     FUZZ_CHECK(cw_plan_init(plan, &cfg, err) == CW_OK, "%s", err->message);
     feed_ctx fc = {plan, objs};
     int rc = cw_load_text(path, data, len, feed, &fc, err);

@@ -35,7 +35,10 @@ static int test_plan_run(test_plan *t, const char *yaml, cw_names_scheme scheme,
     cw_tzdb_init(&t->tz, NULL, &t->err);
     cw_policy_config_init(&t->policy);
     t->policy.tzdb = &t->tz;
-    cw_plan_config cfg = {scheme, "longhorn-system", &t->policy, default_group, NULL};
+    cw_plan_config cfg = {.scheme = scheme,
+                          .namespace = "longhorn-system",
+                          .policy = &t->policy,
+                          .default_group = default_group};
     cw_plan_init(&t->plan, &cfg, &t->err);
     t->add_rc = cw_load_text("test.yaml", yaml, strlen(yaml), test_feed, t, &t->err);
     if (t->add_rc == CW_OK)
