@@ -171,5 +171,5 @@ int cw_audit__findings(cw_audit *a, cw_error *err)
                                    over, over == 1 ? "" : "s", a->cfg.max_starts,
                                    (unsigned long long)a->max_starts_seen);
     }
-    return rc == CW_OK ? CW_OK : cw_error_set(err, CW_ENOMEM, "out of memory");
+    return rc == CW_OK ? CW_OK : cw_error_oom(err);
 }

@@ -15,11 +15,6 @@
 #define JOB_LABEL   "recurring-job.longhorn.io/"
 #define GROUP_LABEL "recurring-job-group.longhorn.io/"
 
-static int oom(cw_error *err)
-{
-    return cw_error_set(err, CW_ENOMEM, "out of memory");
-}
-
 void cw_audit_config_init(cw_audit_config *c)
 {
     *c = (cw_audit_config){
@@ -119,7 +114,7 @@ static int job_slot(cw_audit *a, const char *kind, const char *ns, const char *n
             a->njobs++;
     }
     cw_buf_free(&key);
-    return rc == CW_OK ? CW_OK : oom(err);
+    return rc == CW_OK ? CW_OK : cw_error_oom(err);
 }
 
 int cw_audit__set_job(cw_audit *a, cw_audit_job *j, cw_audit_kind kind, const char *ns,
@@ -135,15 +130,15 @@ int cw_audit__set_job(cw_audit *a, cw_audit_job *j, cw_audit_kind kind, const ch
     j->cron = strdup(cron);
     j->first_fire = -1;
     if (!j->namespace || !j->name || !j->source || !j->task || !j->cron)
-        return oom(err);
+        return cw_error_oom(err);
     cw_error perr;
     cw_error_init(&perr);
     int rc = cw_cron_parse(cron, a->cfg.tzdb, &j->parsed, &perr);
     j->valid = rc == CW_OK;
     if (rc == CW_ENOMEM)
-        return oom(err);
+        return cw_error_oom(err);
     if (!j->valid && !(j->error = strdup(perr.message)))
-        return oom(err);
+        return cw_error_oom(err);
     return CW_OK;
 }
 
@@ -171,7 +166,7 @@ static int add_recurringjob(cw_audit *a, json_object *obj, const char *ns, const
         json_object *g = json_object_array_get_idx(groups, i);
         if (json_object_is_type(g, json_type_string) &&
             cw_strlist_add(&j->groups, json_object_get_string(g)) != CW_OK)
-            return oom(err);
+            return cw_error_oom(err);
     }
     return CW_OK;
 }
@@ -198,7 +193,7 @@ static int add_schedule(cw_audit *a, json_object *obj, const char *ns, const cha
         j->valid = 0;
         free(j->error);
         if (!(j->error = strdup("paused")))
-            return oom(err);
+            return cw_error_oom(err);
     }
     return CW_OK;
 }
@@ -259,7 +254,7 @@ static int remember(cw_strmap *m, const char *key, const char *value, cw_error *
     char *copy = strdup(value), *old = NULL;
     if (!copy || cw_strmap_set_s(m, key, copy, (void **)&old) != CW_OK) {
         free(copy);
-        return oom(err);
+        return cw_error_oom(err);
     }
     free(old);
     return CW_OK;
@@ -284,7 +279,7 @@ static int add_volume(cw_audit *a, json_object *obj, const char *ns, const char 
     if (rc == CW_OK)
         rc = legacy_list(legacy, &jobs);
     if (rc != CW_OK)
-        rc = oom(err);
+        rc = cw_error_oom(err);
     if (rc == CW_OK && !cw_strmap_has_s(&a->volume_of, key.data))
         a->volumes++;
     if (rc == CW_OK)
@@ -312,11 +307,11 @@ static int add_storageclass(cw_audit *a, json_object *obj, const char *name, cw_
         ;
     if (i == a->nclasses) {
         if (cw_grow((void **)&a->classes, &a->capclasses, a->nclasses, sizeof(*a->classes), 4))
-            return oom(err);
+            return cw_error_oom(err);
         a->classes[i] = (cw_audit_storageclass){.name = strdup(name)};
         cw_strlist_init(&a->classes[i].selectors);
         if (!a->classes[i].name)
-            return oom(err);
+            return cw_error_oom(err);
         a->nclasses++;
     }
     cw_audit_storageclass *sc = &a->classes[i];
@@ -335,7 +330,7 @@ static int add_storageclass(cw_audit *a, json_object *obj, const char *name, cw_
                                  json_object_get_boolean(g) ? "group" : "job", n);
     }
     json_object_put(sel);
-    return rc == CW_OK ? CW_OK : oom(err);
+    return rc == CW_OK ? CW_OK : cw_error_oom(err);
 }
 
 int cw_audit_add(cw_audit *a, json_object *obj, const char *source, cw_error *err)

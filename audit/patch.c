@@ -30,7 +30,7 @@ static int manifest(const cw_audit_job *j, const char *cron, cw_buf *out, cw_err
     if (rc == CW_OK && (rc = cw_buf_puts(out, "---\n")) == CW_OK)
         rc = cw_yaml_emit(copy, out, err);
     json_object_put(copy);
-    return rc == CW_ENOMEM ? cw_error_set(err, rc, "out of memory") : rc;
+    return rc == CW_ENOMEM ? cw_error_oom(err) : rc;
 }
 
 /* kubectl patch <resource> NAME -n NS --type merge -p '{"spec":{"cron":"..."}}' */
@@ -71,7 +71,7 @@ int cw_audit_write_patch(const cw_audit *a, int live, FILE *f, cw_error *err)
     if (rc == CW_OK && fwrite(out.data, 1, out.len, f) != out.len)
         rc = cw_error_set(err, CW_EIO, "writing the patch failed");
     else if (rc == CW_ENOMEM)
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
     cw_buf_free(&out);
     return rc;
 }

@@ -194,7 +194,7 @@ int cw_audit_render_json(const cw_audit *a, FILE *f, cw_error *err)
 {
     cw_audit_hours h;
     if (cw_audit__hours(a, &h) != CW_OK)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     json_object *root = build(a, &h);
     const char *text = json_object_to_json_string_ext(
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);

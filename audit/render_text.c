@@ -166,7 +166,7 @@ int cw_audit_render_text(const cw_audit *a, FILE *f, cw_error *err)
 {
     summary(a, f);
     if (heat_strips(a, f) != CW_OK)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     peaks(a, f);
     jobs(a, f);
     findings(a, f);

@@ -125,7 +125,7 @@ static int legacy_jobs(cw_audit *a, cw_error *err)
     }
     cw_strmap_free(&pairs, NULL);
     cw_strlist_free(&list);
-    return rc == CW_ENOMEM ? cw_error_set(err, CW_ENOMEM, "out of memory") : rc;
+    return rc == CW_ENOMEM ? cw_error_oom(err) : rc;
 }
 
 static int by_identity(const void *x, const void *y)
@@ -362,7 +362,7 @@ int cw_audit_run(cw_audit *a, cw_error *err)
     a->running = calloc(a->nbins, sizeof(*a->running));
     if (!a->starts || !a->running || cw_audit__totals(a, a->starts, a->running) != CW_OK ||
         find_peaks(a) != CW_OK || attribute_peaks(a) != CW_OK || by_task(a) != CW_OK)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t b = 0; b < a->nbins; b++) {
         if (a->starts[b] > a->max_starts_seen)
             a->max_starts_seen = a->starts[b];

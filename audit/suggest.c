@@ -169,7 +169,7 @@ static int record(cw_audit *a, const int *shift, cw_error *err)
 {
     a->suggestions = calloc(a->njobs ? a->njobs : 1, sizeof(*a->suggestions));
     if (!a->suggestions)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t i = 0; i < a->njobs; i++) {
         if (!shift[i])
             continue;
@@ -177,7 +177,7 @@ static int record(cw_audit *a, const int *shift, cw_error *err)
         cw_buf_init(&b);
         if (shifted_cron(&a->jobs[i], shift[i], &b) != CW_OK) {
             cw_buf_free(&b);
-            return cw_error_set(err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(err);
         }
         a->suggestions[a->nsuggestions++] =
             (cw_audit_suggestion){.job = i, .shift = shift[i], .cron = cw_buf_detach(&b)};
@@ -192,7 +192,7 @@ int cw_audit_suggest(cw_audit *a, uint64_t target, cw_error *err)
     int *shift = calloc(a->njobs + 1, sizeof(*shift)), rc = CW_OK;
     uint64_t *running = calloc(a->nbins + 1, sizeof(*running));
     if (!total || !add || !touched || !order || !shift || !running) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     scratch s = {.add = add, .touched = touched};
@@ -223,7 +223,7 @@ int cw_audit_suggest(cw_audit *a, uint64_t target, cw_error *err)
     for (size_t i = 0; i < a->nsuggestions; i++)
         a->jobs[a->suggestions[i].job].step_phase = a->suggestions[i].shift;
     if (cw_audit__totals(a, total, running) != CW_OK)
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
     a->peak_after = max_of(total, a->nbins);
     for (size_t i = 0; i < a->njobs; i++) { /* the per-job figures stay those of the input */
         a->jobs[i].step_phase = 0;

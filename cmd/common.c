@@ -38,7 +38,7 @@ int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err)
         return rc;
     if ((rc = cw_policy_config_init(policy)) != CW_OK) {
         cw_tzdb_free(tzdb);
-        return cw_error_set(err, rc, "out of memory");
+        return cw_error_oom(err);
     }
     policy->tzdb = tzdb;
     return CW_OK;

@@ -247,7 +247,7 @@ static int parse_durations(cw_audit_duration **out, cw_error *err)
 {
     *out = calloc(o.durations.len + 1, sizeof(**out));
     if (!*out)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t i = 0; i < o.durations.len; i++) {
         char *eq = strchr(o.durations.items[i], '=');
         double secs;
@@ -292,7 +292,7 @@ static int write_patch(const cw_audit *a, int live, cw_error *err)
     size_t n = strlen(o.patch) + 32;
     char *tmp = malloc(n);
     if (!tmp)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     snprintf(tmp, n, "%s.tmp.%ld", o.patch, (long)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644), rc = CW_OK;
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;

@@ -255,7 +255,7 @@ static int next_after(json_object *schedule, json_object *status_patch, const cw
     json_object *copy = NULL, *status;
     int rc;
     if ((rc = cw_json_copy(schedule, &copy)) != CW_OK)
-        return cw_error_set(err, rc, "out of memory");
+        return cw_error_oom(err);
     if (!json_object_is_type(status = cw_json_member(copy, "status"), json_type_object)) {
         status = json_object_new_object();
         json_object_object_add(copy, "status", status);

@@ -394,7 +394,7 @@ static int op_create(const cw_reconciler_env *env, void **self, cw_error *err)
 {
     cw_schedctl *s = calloc(1, sizeof(*s));
     if (!s)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     *self = s;
     cw_schedctl_opts so = {
         .kube = env->cfg->kube,

@@ -263,7 +263,7 @@ static int fields_error(const char *s, size_t n, size_t count, cw_buf *msg)
 static int set_message(cw_error *err, const cw_buf *msg)
 {
     if (msg->len == 0)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     if (!err)
         return CW_EINVAL;
     size_t k = 0;

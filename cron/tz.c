@@ -56,7 +56,7 @@ int cw_tzdb_init(cw_tzdb *db, const char *dir, cw_error *err)
         dir = "/usr/share/zoneinfo";
     db->dir = strdup(dir);
     if (!db->dir) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     if (pthread_mutex_init(&db->lock, NULL) != 0) {
@@ -316,7 +316,7 @@ static int parse_tzif(const unsigned char *data, size_t len, cw_tz *z, cw_error 
     z->tx_when = malloc(z->ntx * sizeof(*z->tx_when));
     z->tx_index = malloc(z->ntx);
     if (!z->zone_off || !z->zone_dst || !z->tx_when || !z->tx_index)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t i = 0; i < z->nzone; i++) {
         const unsigned char *p = zonedata + 6 * i;
         z->zone_off[i] =
@@ -386,7 +386,7 @@ static int read_zone_file(const char *dir, const char *name, size_t nlen, unsign
     *data = NULL;
     *len = 0;
     if (!path) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     memcpy(path, dir, dlen);
@@ -410,7 +410,7 @@ static int read_zone_file(const char *dir, const char *name, size_t nlen, unsign
             size_t ncap = cap ? cap * 2 : 8192;
             unsigned char *p = realloc(buf, ncap);
             if (!p) {
-                rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+                rc = cw_error_oom(err);
                 goto done;
             }
             buf = p;
@@ -488,13 +488,13 @@ int cw_tzdb_loadn(cw_tzdb *db, const char *name, size_t len, const cw_tz **out, 
         goto done;
     }
     if (!(z = calloc(1, sizeof(*z))) || !(z->name = strndup(name, len))) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     if ((rc = parse_tzif(data, dlen, z, err)) != CW_OK)
         goto done;
     if (cw_grow((void **)&db->zones, &db->cap, db->len, sizeof(*db->zones), 16) != CW_OK) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     db->zones[db->len++] = z;

@@ -26,7 +26,7 @@ int cw_policy_config_set_default_group(cw_policy_config *cfg, const char *group,
 {
     char *copy = NULL;
     if (group && *group && !(copy = strdup(group)))
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     free(cfg->default_group);
     cfg->default_group = copy;
     return CW_OK;

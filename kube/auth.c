@@ -37,7 +37,7 @@ int cw_kube_auth_token(cw_kube_client *c, int force, char **out, cw_error *err)
         free(fresh);
     }
     if (c->token && !(*out = strdup(c->token)))
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
     pthread_mutex_unlock(&c->mu);
     return rc;
 }

@@ -69,7 +69,7 @@ static int build_base_url(cw_kube_client *c, cw_error *err)
     cw_buf b;
     cw_buf_init(&b);
     if (!u) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     if (curl_url_set(u, CURLUPART_URL, c->cfg.server, 0) != CURLUE_OK ||
@@ -86,17 +86,17 @@ static int build_base_url(cw_kube_client *c, cw_error *err)
         plen--;
     const char *name = c->cfg.tls_server_name ? c->cfg.tls_server_name : host;
     if (cw_buf_printf(&b, "%s://%s:%s%.*s", scheme, name, port, (int)plen, path) != CW_OK) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     if (!(c->base_url = cw_buf_detach(&b))) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     if (c->cfg.tls_server_name) {
         if (cw_buf_printf(&b, "%s:%s:%s:%s", name, port, host, port) != CW_OK ||
             !(c->connect_to = curl_slist_append(NULL, cw_buf_str(&b)))) {
-            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+            rc = cw_error_oom(err);
             goto done;
         }
     }
@@ -131,7 +131,7 @@ int cw_kube_client_new(const cw_kube_config *cfg, const cw_kube_client_opts *o,
     c = calloc(1, sizeof(*c));
     if (!c) {
         curl_global_cleanup();
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     }
     pthread_mutex_init(&c->mu, NULL);
     pthread_cond_init(&c->cv, NULL);
@@ -143,7 +143,7 @@ int cw_kube_client_new(const cw_kube_config *cfg, const cw_kube_client_opts *o,
     if ((rc = cw_kube_config_copy(cfg, &c->cfg, err)) != CW_OK)
         goto done;
     if (!c->cfg.source && !(c->cfg.source = strdup("configuration"))) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     c->user_agent = strdup(o->user_agent ? o->user_agent : "cronwarden/" CW_VERSION);
@@ -151,7 +151,7 @@ int cw_kube_client_new(const cw_kube_config *cfg, const cw_kube_client_opts *o,
     c->free_slots = calloc((size_t)o->max_inflight, sizeof(*c->free_slots));
     c->share = curl_share_init();
     if (!c->user_agent || !c->handles || !c->free_slots || !c->share) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     /* LIFO: slot 0 on top, so a sequential caller always gets the same warm connection. */
@@ -173,7 +173,7 @@ int cw_kube_client_new(const cw_kube_config *cfg, const cw_kube_client_opts *o,
     double now = cw_clock_mono();
     cw_kube_bucket_init(&c->bucket, o->qps, o->burst, now);
     if (c->cfg.token && !(c->token = strdup(c->cfg.token))) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     c->token_read_at = now;

@@ -115,11 +115,11 @@ int cw_kube_split_path_list(const char *list, cw_strlist *out, cw_error *err)
         if (n > 0) {
             char *item = strndup(p, n);
             if (!item)
-                return cw_error_set(err, CW_ENOMEM, "out of memory");
+                return cw_error_oom(err);
             if (cw_strlist_contains(out, item)) {
                 free(item);
             } else if (cw_strlist_take(out, item) != CW_OK) {
-                return cw_error_set(err, CW_ENOMEM, "out of memory");
+                return cw_error_oom(err);
             }
         }
         p = colon ? colon + 1 : NULL;
@@ -156,7 +156,7 @@ int cw_kube_config_load(cw_kube_config *c, const cw_kube_load_opts *o, cw_error 
             goto done;
         }
         if (cw_strlist_add(&files, o->kubeconfig) != CW_OK) {
-            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+            rc = cw_error_oom(err);
             goto done;
         }
         rc = cw_kube_config_load_kubeconfig(c, &files, o->context, err);

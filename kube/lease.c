@@ -99,7 +99,7 @@ int cw_lease_init(cw_lease *l, cw_kube_client *kube, const char *ns, const char 
     l->opts.purpose = l->purpose;
     l->opts.wait_hint = l->wait_hint;
     if (oom || !l->namespace || !l->name)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     return CW_OK;
 }
 

@@ -123,7 +123,7 @@ int cw_kube_list(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_lis
                 goto done;
             }
             if (!empty && !(empty = json_object_new_array())) {
-                rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+                rc = cw_error_oom(err);
                 goto done;
             }
             items = empty;
@@ -147,7 +147,7 @@ int cw_kube_list(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_lis
             goto done;
         char *copy = strdup(next);
         if (!copy) {
-            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+            rc = cw_error_oom(err);
             goto done;
         }
         free(cont);

@@ -39,7 +39,7 @@ int cw_kube_pem_check(const char *pem, size_t len, cw_kube_pem_kind kind, cw_err
     ERR_clear_error();
     bio = BIO_new_mem_buf(pem, (int)len);
     if (!bio) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     switch (kind) {
@@ -86,7 +86,7 @@ int cw_kube_pem_check_pair(const char *cert_pem, size_t cert_len, const char *ke
     cb = BIO_new_mem_buf(cert_pem, (int)cert_len);
     kb = BIO_new_mem_buf(key_pem, (int)key_len);
     if (!cb || !kb) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     cert = PEM_read_bio_X509(cb, NULL, no_passphrase, NULL);

@@ -269,7 +269,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
     cw_buf_init(&url);
 
     if (cw_buf_printf(&url, "%s%s", c->base_url, req->path) != CW_OK) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     snprintf(resp->url, sizeof(resp->url), "%s", cw_buf_str(&url));

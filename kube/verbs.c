@@ -154,7 +154,7 @@ int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *nam
         goto done;
     body = json_object_new_object();
     if (!body) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     json_object_object_add(body, "apiVersion", json_object_new_string("v1"));

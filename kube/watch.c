@@ -142,7 +142,7 @@ int cw_kube_watch(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_wa
             goto done;
     }
     if (cw_buf_printf(&url, "%s%s", c->base_url, cw_buf_str(&path)) != CW_OK) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     w.url = cw_buf_str(&url);

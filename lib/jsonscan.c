@@ -160,7 +160,7 @@ int cw_json_parse_span(const char *data, size_t start, size_t end, json_object *
     const char *why = NULL;
     int rc = parse_span(data, start, end, out, &bad, &why);
     if (rc == CW_ENOMEM)
-        return cw_error_set(err, rc, "out of memory");
+        return cw_error_oom(err);
     if (rc != CW_OK)
         return fail_at(data, bad, err, why);
     return CW_OK;
@@ -202,7 +202,7 @@ static int collect_items(cw_jsonscan *s, const char *data, size_t i, size_t len,
         if (vend == NOPE)
             return fail_at(data, len, err, "unexpected end of JSON input (unbalanced brackets)");
         if (add_span(s, i, vend) != CW_OK)
-            return cw_error_set(err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(err);
         index++;
         i = vend;
     }
@@ -259,14 +259,14 @@ int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err
     /* Parse the envelope with the items elided: validates the rest and gives kind/apiVersion. */
     if (cw_buf_append(&env, data, s->items_start) != CW_OK || cw_buf_puts(&env, "[]") != CW_OK ||
         cw_buf_append(&env, data + s->items_end, len - s->items_end) != CW_OK) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     size_t bad = 0;
     const char *why = NULL;
     rc = parse_span(env.data, 0, env.len, &s->envelope, &bad, &why);
     if (rc == CW_ENOMEM) {
-        rc = cw_error_set(err, rc, "out of memory");
+        rc = cw_error_oom(err);
     } else if (rc != CW_OK) {
         /* Map the position back: text after the items array shifted by the elided length. */
         if (bad >= s->items_start + 2)

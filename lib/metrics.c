@@ -102,13 +102,13 @@ static int add_family(cw_metrics *m, cw_metric_type type, const char *name, cons
 
     f = calloc(1, sizeof(*f));
     if (!f)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     pthread_mutex_init(&f->lock, NULL);
     f->type = type;
     f->name = strdup(name);
     f->help = strdup(help ? help : "");
     if (!f->name || !f->help) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     for (size_t i = 0; labels && labels[i]; i++) {
@@ -119,7 +119,7 @@ static int add_family(cw_metrics *m, cw_metric_type type, const char *name, cons
             goto done;
         }
         if (!(f->labels[i] = strdup(labels[i]))) {
-            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+            rc = cw_error_oom(err);
             goto done;
         }
         f->nlabels = i + 1;

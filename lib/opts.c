@@ -90,7 +90,7 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
                                 v, o->name, o->choices);
         char *copy = strdup(v);
         if (!copy)
-            return cw_error_set(err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(err);
         char **t = o->target;
         free(*t);
         *t = copy;
@@ -146,13 +146,13 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
                 size_t n = c ? (size_t)(c - p) : strlen(p);
                 char *item = strndup(p, n);
                 if (cw_strlist_take(l, item) != CW_OK)
-                    return cw_error_set(err, CW_ENOMEM, "out of memory");
+                    return cw_error_oom(err);
                 p = c ? c + 1 : p + n;
             }
             return CW_OK;
         }
         if (cw_strlist_add(l, v) != CW_OK)
-            return cw_error_set(err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(err);
         return CW_OK;
     }
     }
@@ -285,7 +285,7 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
     size_t n = spec->nopts + 2;
     longs = calloc(n + 1, sizeof(*longs));
     if (!longs) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     cw_buf_puts(&shorts, "+:h"); /* '+': stop at the first positional, like POSIX */
@@ -371,7 +371,7 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
     }
     for (int i = optind; i < argc && args; i++)
         if (cw_strlist_add(args, argv[i]) != CW_OK) {
-            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+            rc = cw_error_oom(err);
             goto done;
         }
 done:

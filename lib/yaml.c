@@ -316,7 +316,7 @@ static int merge_into(parse_ctx *c, json_object *dst, json_object *src)
             continue;
         json_object *copy = NULL;
         if (json_object_deep_copy(v, &copy, NULL) != 0)
-            return cw_error_set(c->err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(c->err);
         json_object_object_add(dst, k, copy);
     }
     return CW_OK;
@@ -333,7 +333,7 @@ static int place(parse_ctx *c, json_object *v, const char *anchor_name, size_t n
     int rc = CW_OK;
     if (anchor_name && (rc = add_anchor(c, anchor_name, v, nodes)) != CW_OK) {
         json_object_put(v);
-        return cw_error_set(c->err, rc, "out of memory");
+        return cw_error_oom(c->err);
     }
     frame *f = top(c);
     if (!f) {
@@ -345,14 +345,14 @@ static int place(parse_ctx *c, json_object *v, const char *anchor_name, size_t n
     if (json_object_is_type(f->container, json_type_array)) {
         if (json_object_array_add(f->container, v) != 0) {
             json_object_put(v);
-            return cw_error_set(c->err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(c->err);
         }
         return CW_OK;
     }
     if (f->merge_pending) {
         if (!f->merged && !(f->merged = json_object_new_object())) {
             json_object_put(v);
-            return cw_error_set(c->err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(c->err);
         }
         rc = merge_into(c, f->merged, v);
         json_object_put(v);
@@ -361,7 +361,7 @@ static int place(parse_ctx *c, json_object *v, const char *anchor_name, size_t n
     }
     if (json_object_object_add(f->container, f->key, v) != 0) {
         json_object_put(v);
-        return cw_error_set(c->err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(c->err);
     }
     free(f->key);
     f->key = NULL;
@@ -412,7 +412,7 @@ static int scalar_value(parse_ctx *c, const yaml_event_t *ev, json_object **out)
     if ((tag && strcmp(tag, STR_TAG) == 0) || (tag && strcmp(tag, "!") == 0) || (!plain && !tag) ||
         memchr(s, '\0', n)) {
         *out = json_object_new_string_len(s, (int)n);
-        return *out ? CW_OK : cw_error_set(c->err, CW_ENOMEM, "out of memory");
+        return *out ? CW_OK : cw_error_oom(c->err);
     }
     resolved r;
     resolve_plain(s, &r);
@@ -452,7 +452,7 @@ static int scalar_value(parse_ctx *c, const yaml_event_t *ev, json_object **out)
     case R_BADFLOAT:
         return at(c, CW_EINVAL, "value '%s' cannot be represented in JSON", s);
     }
-    return *out ? CW_OK : cw_error_set(c->err, CW_ENOMEM, "out of memory");
+    return *out ? CW_OK : cw_error_oom(c->err);
 }
 
 static int on_scalar(parse_ctx *c, const yaml_event_t *ev)
@@ -473,7 +473,7 @@ static int on_scalar(parse_ctx *c, const yaml_event_t *ev)
         if (json_object_object_get_ex(f->container, k, NULL))
             return at(c, CW_EINVAL, "duplicate mapping key \"%s\"", k);
         f->key = strdup(k);
-        return f->key ? CW_OK : cw_error_set(c->err, CW_ENOMEM, "out of memory");
+        return f->key ? CW_OK : cw_error_oom(c->err);
     }
     json_object *v;
     if ((rc = scalar_value(c, ev, &v)) != CW_OK)
@@ -497,11 +497,11 @@ static int on_alias(parse_ctx *c, const yaml_event_t *ev)
                 return at(c, CW_EINVAL, "alias *%s used as a key must be a string", name);
             frame *f = top(c);
             f->key = strdup(json_object_get_string(v));
-            return f->key ? CW_OK : cw_error_set(c->err, CW_ENOMEM, "out of memory");
+            return f->key ? CW_OK : cw_error_oom(c->err);
         }
         json_object *copy = NULL;
         if (v && json_object_deep_copy(v, &copy, NULL) != 0)
-            return cw_error_set(c->err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(c->err);
         return place(c, copy, NULL, 0);
     }
     return at(c, CW_EINVAL, "unknown anchor '%s' referenced", name);
@@ -517,7 +517,7 @@ static int on_start(parse_ctx *c, const yaml_event_t *ev, int mapping)
     if (rc != CW_OK)
         return rc;
     if (cw_grow((void **)&c->stack, &c->cap, c->depth, sizeof(*c->stack), 16) != CW_OK)
-        return cw_error_set(c->err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(c->err);
     const yaml_char_t *anc =
         mapping ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
     frame f = {mapping ? json_object_new_object() : json_object_new_array(),
@@ -529,7 +529,7 @@ static int on_start(parse_ctx *c, const yaml_event_t *ev, int mapping)
     if (!f.container || (anc && !f.anchor_name)) {
         json_object_put(f.container);
         free(f.anchor_name);
-        return cw_error_set(c->err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(c->err);
     }
     c->stack[c->depth++] = f;
     return CW_OK;
@@ -606,7 +606,7 @@ int cw_yaml_parse(const char *data, size_t len, const cw_yaml_limits *limits, cw
     c.lim = limits ? limits : &defaults;
     c.err = err;
     if (!yaml_parser_initialize(&parser))
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
     for (;;) {
         if (!yaml_parser_parse(&parser, &ev)) {
@@ -635,7 +635,7 @@ int cw_yaml_parse(const char *data, size_t len, const cw_yaml_limits *limits, cw
             clear_anchors(&c);
             if (push_doc(out, (cw_yaml_doc){c.root, doc_start, len, doc_line, doc_explicit}) !=
                 CW_OK) {
-                rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+                rc = cw_error_oom(err);
                 goto done;
             }
             c.root = NULL;
@@ -819,7 +819,7 @@ int cw_yaml_emit(json_object *value, cw_buf *out, cw_error *err)
     yaml_event_t ev;
     int rc = CW_OK;
     if (!yaml_emitter_initialize(&em))
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     yaml_emitter_set_output(&em, write_handler, out);
     yaml_emitter_set_unicode(&em, 1);
     yaml_emitter_set_width(&em, -1);

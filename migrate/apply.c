@@ -134,7 +134,7 @@ static int run_jobs(cw_apply *a, cw_plan *p, cw_error *err)
     size_t n = 0;
     size_t *idx = cw_plan_sorted_jobs(p, &n), m = 0;
     if (!idx)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t k = 0; k < n; k++)
         if (p->jobs[idx[k]].action == CW_ACT_CREATE)
             idx[m++] = idx[k];
@@ -292,7 +292,7 @@ static int run_volumes(cw_apply *a, cw_plan *p, cw_error *err)
     size_t n = 0, m = 0;
     size_t *idx = cw_plan_sorted_items(p, "Volume", &n);
     if (!idx)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t k = 0; k < n; k++)
         if (p->items[idx[k]].action == CW_ACT_MIGRATE)
             idx[m++] = idx[k];
@@ -357,7 +357,7 @@ static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
             return CW_OK;
         }
         if (rc == CW_ENOMEM)
-            return cw_error_set(err, rc, "out of memory");
+            return cw_error_oom(err);
         if (rc != CW_ECONFLICT)
             break;
     }
@@ -412,7 +412,7 @@ static int run_cronjobs(cw_apply *a, cw_plan *p, cw_error *err)
     size_t n = 0, m = 0;
     size_t *idx = cw_plan_sorted_cronjobs(p, &n);
     if (!idx)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t k = 0; k < n; k++)
         if (p->cronjobs[idx[k]].action == CW_ACT_DELETE)
             idx[m++] = idx[k];

@@ -57,7 +57,7 @@ static int feed_page(void *ud, const cw_kube_page *page, cw_error *err)
         cw_error_init(&oerr);
         int rc = cw_plan_add(c->plan, obj, NULL, &oerr);
         if (rc == CW_ENOMEM)
-            return cw_error_set(err, rc, "out of memory");
+            return cw_error_oom(err);
         if (rc != CW_OK) {
             /* Online, one malformed object must not stop the rest: it is reported. */
             char what[600];
@@ -65,7 +65,7 @@ static int feed_page(void *ud, const cw_kube_page *page, cw_error *err)
             snprintf(what, sizeof(what), "%s %s%s%s", c->kind, ns ? ns : "", ns ? "/" : "",
                      cw_json_path_string(obj, "metadata.name") ?: "?");
             if (cw_plan_record_error(c->plan, what, "", oerr.message) != CW_OK)
-                return cw_error_set(err, CW_ENOMEM, "out of memory");
+                return cw_error_oom(err);
         }
         c->seen++;
     }

@@ -27,7 +27,7 @@ int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *
         return CW_OK;
     out->items = calloc(n, sizeof(*out->items));
     if (!out->items)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t i = 0; i < n; i++) {
         json_object *j = json_object_array_get_idx(arr, i);
         char at[160];

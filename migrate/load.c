@@ -34,7 +34,7 @@ static int walk(const char *dir, cw_strlist *files, int depth, cw_error *err)
         if (e->d_name[0] == '.')
             continue;
         if ((rc = cw_strlist_add(&names, e->d_name)) != CW_OK) {
-            rc = cw_error_set(err, rc, "out of memory");
+            rc = cw_error_oom(err);
             goto done;
         }
     }
@@ -52,7 +52,7 @@ static int walk(const char *dir, cw_strlist *files, int depth, cw_error *err)
                 goto done;
         } else if (S_ISREG(st.st_mode) && has_manifest_ext(names.items[i])) {
             if ((rc = cw_strlist_add(files, path)) != CW_OK) {
-                rc = cw_error_set(err, rc, "out of memory");
+                rc = cw_error_oom(err);
                 goto done;
             }
         }
@@ -70,7 +70,7 @@ int cw_load_expand(const cw_strlist *paths, cw_strlist *files, cw_error *err)
         struct stat st;
         if (strcmp(p, "-") == 0) {
             if (cw_strlist_add(files, p) != CW_OK)
-                return cw_error_set(err, CW_ENOMEM, "out of memory");
+                return cw_error_oom(err);
             continue;
         }
         if (stat(p, &st) != 0)
@@ -90,7 +90,7 @@ int cw_load_expand(const cw_strlist *paths, cw_strlist *files, cw_error *err)
                 return cw_error_set(err, CW_ENOTFOUND,
                                     "%s: no *.yaml, *.yml or *.json files in this directory", p);
         } else if (cw_strlist_add(files, p) != CW_OK) {
-            return cw_error_set(err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(err);
         }
     }
     return CW_OK;
@@ -125,7 +125,7 @@ int cw_load_read(const char *path, char **data, size_t *len, cw_error *err)
     }
     *len = b.len;
     *data = cw_buf_detach(&b);
-    return *data ? CW_OK : cw_error_set(err, CW_ENOMEM, "out of memory");
+    return *data ? CW_OK : cw_error_oom(err);
 }
 
 int cw_load_is_list(json_object *doc)

@@ -68,11 +68,6 @@ int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, 
     return CW_OK;
 }
 
-static int oom(cw_error *err)
-{
-    return cw_error_set(err, CW_ENOMEM, "out of memory");
-}
-
 int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err)
 {
     memset(p, 0, sizeof(*p));
@@ -81,9 +76,9 @@ int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err)
     cw_strmap_init(&p->item_index);
     p->existing = json_object_new_object();
     if (!p->existing)
-        return oom(err);
+        return cw_error_oom(err);
     if (cfg->rj_api_version && !(p->rj_api_version = strdup(cfg->rj_api_version)))
-        return oom(err);
+        return cw_error_oom(err);
     return CW_OK;
 }
 
@@ -281,7 +276,7 @@ static int judge_job(const cw_plan *p, cw_plan_job *j, cw_error *err)
         goto nomem;
     goto done;
 nomem:
-    rc = oom(err);
+    rc = cw_error_oom(err);
 done:
     json_object_put(rj);
     cw_decision_free(&d);
@@ -306,7 +301,7 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
         cw_buf_printf(&key, "%" PRId64, lj->retain) || cw_buf_putc(&key, '\0') ||
         cw_buf_puts(&key, cron) || cw_buf_putc(&key, '\0') ||
         cw_buf_append(&key, labels.data, labels.len)) {
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     void *found;
@@ -317,7 +312,7 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
     if (!insert)
         goto done;
     if (cw_grow((void **)&p->jobs, &p->capjobs, p->njobs, sizeof(*p->jobs), 16) != CW_OK) {
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     cw_plan_job *j = &p->jobs[p->njobs];
@@ -336,7 +331,7 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
         free(j->cron);
         free(j->labels_json);
         json_object_put(j->labels);
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     p->njobs++;
@@ -346,7 +341,7 @@ static int lookup_job(cw_plan *p, const cw_legacy_job *lj, int insert, long *idx
         goto done;
     if (cw_strmap_put(&p->job_index, key.data, key.len, (void *)(uintptr_t)(p->njobs - 1), NULL) <
         0) {
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     *idx = (long)(p->njobs - 1);
@@ -379,7 +374,7 @@ static int read_volume_labels(json_object *vol, cw_plan_item *it, cw_error *err)
                                 cw_json_type_name(v));
         if (is_job_label(k) && strcmp(json_object_get_string(v), CW_LABEL_ENABLED) == 0 &&
             cw_strlist_add(&it->present, k) != CW_OK)
-            return oom(err);
+            return cw_error_oom(err);
     }
     return CW_OK;
 }
@@ -443,7 +438,7 @@ static int decode_item(cw_plan *p, json_object *obj, obj_kind k, int insert, cw_
         if (k == K_CONFIGMAP) {
             if ((rc = cw_legacy_configmap_storageclass(obj, &sc, &perr)) != CW_OK) {
                 it->has_legacy = 1;
-                rc = cw_strlist_add(&it->problems, perr.message) ? oom(err) : CW_OK;
+                rc = cw_strlist_add(&it->problems, perr.message) ? cw_error_oom(err) : CW_OK;
                 goto done;
             }
         } else {
@@ -453,17 +448,17 @@ static int decode_item(cw_plan *p, json_object *obj, obj_kind k, int insert, cw_
             goto done;
         if (cw_legacy_decode_storageclass(sc, &lj, &perr) != CW_OK) {
             it->has_legacy = 1;
-            rc = cw_strlist_add(&it->problems, perr.message) ? oom(err) : CW_OK;
+            rc = cw_strlist_add(&it->problems, perr.message) ? cw_error_oom(err) : CW_OK;
             goto done;
         }
         if (lj.present && read_selector(sc, it) != CW_OK) {
-            rc = oom(err);
+            rc = cw_error_oom(err);
             goto done;
         }
     }
     it->has_legacy = lj.present;
     if (lj.len && !(it->refs = calloc(lj.len, sizeof(*it->refs)))) {
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     const char *field = k == K_VOLUME ? "spec.recurringJobs" : "parameters.recurringJobs";
@@ -484,7 +479,7 @@ static int decode_item(cw_plan *p, json_object *obj, obj_kind k, int insert, cw_
         cw_plan_job *j = &p->jobs[idx];
         if (j->invalid && cw_strlist_addf(&it->problems, "%s[%zu] (%s): %s", field, i, lname,
                                           j->invalid) != CW_OK) {
-            rc = oom(err);
+            rc = cw_error_oom(err);
             goto done;
         }
         /* The same job twice on one object is one reference. */
@@ -495,7 +490,7 @@ static int decode_item(cw_plan *p, json_object *obj, obj_kind k, int insert, cw_
             continue;
         it->refs[it->nrefs].job = (size_t)idx;
         if (!(it->refs[it->nrefs].legacy_name = strdup(lname))) {
-            rc = oom(err);
+            rc = cw_error_oom(err);
             goto done;
         }
         it->nrefs++;
@@ -546,11 +541,11 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
     else
         p->scanned_storageclasses++;
     if (item_key(&key, kind_name(k), ns, name) != CW_OK)
-        return oom(err);
+        return cw_error_oom(err);
     void *prev;
     int put = cw_strmap_put(&p->item_index, key.data, key.len, (void *)(uintptr_t)p->nitems, &prev);
     if (put < 0) {
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     if (put == 0) {
@@ -559,14 +554,14 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
         goto done;
     }
     if (cw_grow((void **)&p->items, &p->capitems, p->nitems, sizeof(*p->items), 16) != CW_OK) {
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     cw_plan_item *it = &p->items[p->nitems];
     memset(it, 0, sizeof(*it));
     p->nitems++;
     if (fill_identity(it, k, av, ns, name, rv, source) != CW_OK) {
-        rc = oom(err);
+        rc = cw_error_oom(err);
         goto done;
     }
     if ((rc = decode_item(p, obj, k, 1, it, err)) != CW_OK)
@@ -574,7 +569,7 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
     for (size_t r = 0; r < it->nrefs; r++) {
         cw_plan_job *j = &p->jobs[it->refs[r].job];
         if (cw_grow((void **)&j->srcs, &j->capsrcs, j->nsrcs, sizeof(*j->srcs), 16) != CW_OK) {
-            rc = oom(err);
+            rc = cw_error_oom(err);
             goto done;
         }
         j->srcs[j->nsrcs++] = p->nitems - 1;
@@ -598,11 +593,11 @@ static int add_existing_job(cw_plan *p, json_object *obj, const char *av, cw_err
     if (!p->cfg.rj_api_version && (!p->rj_api_version || strcmp(av, p->rj_api_version) > 0)) {
         free(p->rj_api_version);
         if (!(p->rj_api_version = strdup(av)))
-            return oom(err);
+            return cw_error_oom(err);
     }
     json_object *copy = NULL;
     if (cw_json_copy(spec ? spec : NULL, &copy) != CW_OK)
-        return oom(err);
+        return cw_error_oom(err);
     json_object_object_add(p->existing, name, copy ? copy : json_object_new_object());
     return CW_OK;
 }
@@ -619,7 +614,7 @@ static int add_cronjob(cw_plan *p, json_object *obj, const char *av, const char 
         return CW_OK;
     if (cw_grow((void **)&p->cronjobs, &p->capcronjobs, p->ncronjobs, sizeof(*p->cronjobs), 16) !=
         CW_OK)
-        return oom(err);
+        return cw_error_oom(err);
     cw_plan_cronjob *c = &p->cronjobs[p->ncronjobs];
     memset(c, 0, sizeof(*c));
     p->ncronjobs++;
@@ -630,7 +625,7 @@ static int add_cronjob(cw_plan *p, json_object *obj, const char *av, const char 
     c->api_version = strdup(av);
     c->source = strdup(source ? source : "");
     if (!c->namespace || !c->name || !c->volume || !c->api_version || !c->source)
-        return oom(err);
+        return cw_error_oom(err);
     return CW_OK;
 }
 
@@ -645,7 +640,7 @@ int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err)
         if (!p->cfg.rj_api_version && (!p->rj_api_version || strcmp(av, p->rj_api_version) > 0)) {
             free(p->rj_api_version);
             if (!(p->rj_api_version = strdup(av)))
-                return oom(err);
+                return cw_error_oom(err);
         }
         /* fallthrough */
     case K_STORAGECLASS:
@@ -694,7 +689,7 @@ nomem:
     json_object_put(meta);
     json_object_put(spec);
     json_object_put(labels);
-    return oom(err);
+    return cw_error_oom(err);
 }
 
 /* Compares an existing RecurringJob spec with a planned job; appends the differences. */
@@ -845,7 +840,7 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
     cw_strmap_init(&names);
     int rc = CW_OK;
     if (!p->rj_api_version && !(p->rj_api_version = strdup("longhorn.io/v1beta1")))
-        return oom(err);
+        return cw_error_oom(err);
 
     /* 1. Jobs: invalid, name collisions, existing objects. */
     for (size_t i = 0; i < p->njobs; i++) {
@@ -853,7 +848,7 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
         int put = cw_strmap_put(&names, p->jobs[i].name, strlen(p->jobs[i].name),
                                 (void *)(uintptr_t)i, &other);
         if (put < 0) {
-            rc = oom(err);
+            rc = cw_error_oom(err);
             goto done;
         }
         if (put == 0) {
@@ -905,7 +900,7 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
     /* 2. Items, then which new jobs are actually needed. */
     for (size_t i = 0; i < p->nitems; i++)
         if (finalize_item(p, &p->items[i]) != CW_OK) {
-            rc = oom(err);
+            rc = cw_error_oom(err);
             goto done;
         }
     for (size_t i = 0; i < p->njobs; i++) {
@@ -970,11 +965,11 @@ int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *it, cw_erro
     if (rc != CW_OK)
         return rc;
     if (fill_identity(it, k, av, k == K_STORAGECLASS ? NULL : ns, name, rv, "") != CW_OK)
-        return oom(err);
+        return cw_error_oom(err);
     /* insert = 0: lookups only, the plan is not modified. */
     if ((rc = decode_item((cw_plan *)p, obj, k, 0, it, err)) != CW_OK)
         return rc;
-    return finalize_item(p, it) == CW_OK ? CW_OK : oom(err);
+    return finalize_item(p, it) == CW_OK ? CW_OK : cw_error_oom(err);
 }
 
 /* ---- applying a decision ---- */
@@ -1015,7 +1010,7 @@ int cw_plan_apply_item(const cw_plan_item *it, json_object *obj, cw_error *err)
     if (!json_object_is_type(labels, json_type_object)) {
         labels = json_object_new_object();
         if (!labels)
-            return oom(err);
+            return cw_error_oom(err);
         json_object_object_add(meta, "labels", labels);
     }
     for (size_t i = 0; i < it->add_labels.len; i++)
@@ -1032,7 +1027,7 @@ int cw_plan_volume_patch(const cw_plan_item *it, json_object *vol, json_object *
     json_object *arr = json_object_new_array();
     *ops = NULL;
     if (!arr)
-        return oom(err);
+        return cw_error_oom(err);
     if (it->resource_version && *it->resource_version &&
         (rc = cw_jpatch_op(arr, "test", "/metadata/resourceVersion",
                            json_object_new_string(it->resource_version))) != CW_OK)
@@ -1065,7 +1060,7 @@ int cw_plan_volume_patch(const cw_plan_item *it, json_object *vol, json_object *
 nomem:
     free(path);
     json_object_put(arr);
-    return oom(err);
+    return cw_error_oom(err);
 }
 
 /* ---- sorted views ---- */

@@ -300,7 +300,7 @@ int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **o
     cw_report_summarize(p, &s);
     json_object *o = json_object_new_object();
     if (!o)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     json_object_object_add(o, "apiVersion", str("cronwarden.io/v1alpha1"));
     json_object_object_add(o, "kind", str("MigrationReport"));
     json_object_object_add(o, "mode", str(info->mode));

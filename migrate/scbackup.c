@@ -203,7 +203,7 @@ static int migrate_class(cw_apply *a, cw_plan *p, cw_plan_item *it, cw_error *fa
     const char *text = cw_json_compact(sc);
     if (cw_json_copy(sc, &orig) != CW_OK || cw_json_copy(sc, &next) != CW_OK ||
         cw_plan_apply_item(&d, next, &err) != CW_OK) {
-        rc = cw_error_set(fatal, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(fatal);
         goto done;
     }
     strip_server_fields(next);
@@ -282,7 +282,7 @@ int cw_scbackup_run(cw_apply *a, cw_plan *p, cw_error *err)
 {
     size_t n = 0;
     size_t *idx = cw_plan_sorted_items(p, "StorageClass", &n);
-    int rc = idx ? CW_OK : cw_error_set(err, CW_ENOMEM, "out of memory");
+    int rc = idx ? CW_OK : cw_error_oom(err);
     for (size_t k = 0; k < n && rc == CW_OK; k++) {
         cw_plan_item *it = &p->items[idx[k]];
         if (it->action != CW_ACT_MIGRATE)

@@ -147,7 +147,7 @@ static int transform_yaml_list(const cw_plan *p, json_object *doc, fate *f, size
     int rc = CW_OK;
     *f = KEEP;
     if (!kept)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t i = 0; i < json_object_array_length(items); i++) {
         json_object *it = json_object_array_get_idx(items, i);
         fate g = KEEP;
@@ -268,7 +268,7 @@ int cw_write_recurringjobs(const cw_plan *p, cw_buf *out, size_t *count, cw_erro
 {
     size_t n;
     size_t *idx = cw_plan_sorted_jobs(p, &n);
-    int rc = idx ? CW_OK : cw_error_set(err, CW_ENOMEM, "out of memory");
+    int rc = idx ? CW_OK : cw_error_oom(err);
     *count = 0;
     for (size_t k = 0; rc == CW_OK && k < n; k++) {
         if (p->jobs[idx[k]].action != CW_ACT_CREATE)

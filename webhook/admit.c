@@ -52,7 +52,7 @@ int cw_webhook_admit(const cw_policy_config *policy, cw_webhook_route route, cha
     cw_review_response resp = {.allowed = !cw_decision_denied(&d), .warnings = &d.warnings};
     if (!resp.allowed) {
         if (!(res->message = cw_decision_message(&d))) {
-            cw_error_set(&res->error, CW_ENOMEM, "out of memory");
+            cw_error_oom(&res->error);
             rc = fail(res, 500, "error");
             goto done;
         }

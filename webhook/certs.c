@@ -225,7 +225,7 @@ int cw_certs_make_leaf(const cw_certs_pem *ca, const cw_certs_names *names, long
         goto done;
     }
     if ((rc = san_text(names, &san)) != CW_OK) {
-        rc = cw_error_set(err, rc, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     if (san.len == 0) {
@@ -290,7 +290,7 @@ int cw_certs_check_leaf(const char *ca_cert, const cw_certs_pem *leaf, const cw_
     ctx = X509_STORE_CTX_new();
     if (!store || !ctx || X509_STORE_add_cert(store, cax) != 1 ||
         X509_STORE_CTX_init(ctx, store, x, NULL) != 1) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(ctx), now);

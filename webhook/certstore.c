@@ -93,7 +93,7 @@ static int make_cred(const char *cert_pem, size_t cert_len, const char *key_pem,
         return rc;
     cw_certs_cred *c = calloc(1, sizeof(*c));
     if (!c)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     atomic_init(&c->refs, 1);
     c->not_after = info.not_after;
     gnutls_datum_t cd = {(unsigned char *)cert_pem, (unsigned)cert_len};
@@ -200,7 +200,7 @@ int cw_certs_store_watch(cw_certs_store *s, const char *cert_path, const char *k
     s->cert_path = strdup(cert_path);
     s->key_path = strdup(key_path);
     if (!s->cert_path || !s->key_path)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     int rc = load_files(s, &cs, &ks, &c, &unstable, err);
     if (rc != CW_OK)
         return rc;

@@ -65,7 +65,7 @@ static int parse(const char *body, size_t len, json_object **out, cw_error *err)
     *out = NULL;
     struct json_tokener *tok = json_tokener_new_ex(CW_REVIEW_MAX_DEPTH);
     if (!tok)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
     if (len == 0) {
         rc = cw_error_set(err, CW_EINVAL, "invalid JSON: empty body");

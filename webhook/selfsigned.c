@@ -81,7 +81,7 @@ static int split_ref(const char *ref, const char *flag, char **ns, char **name, 
                             ref ? ref : "");
     *ns = strndup(ref, (size_t)(slash - ref));
     *name = strdup(slash + 1);
-    return *ns && *name ? CW_OK : cw_error_set(err, CW_ENOMEM, "out of memory");
+    return *ns && *name ? CW_OK : cw_error_oom(err);
 }
 
 static int copy_list(cw_strlist *dst, const cw_strlist *src)
@@ -173,7 +173,7 @@ static int renew(cw_certs_selfsigned *s, held *h, time_t now, int *changed, cw_e
         /* ca.crt keeps the outgoing CA after the new one while it is valid, so the caBundle
          * still trusts replicas serving the old certificate until they pick up the new one. */
         if (rc == CW_OK && outgoing && append(&h->ca.cert, outgoing) != CW_OK)
-            rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+            rc = cw_error_oom(err);
         free(outgoing);
         if (rc != CW_OK)
             return rc;
@@ -275,7 +275,7 @@ static int ensure_secret(cw_certs_selfsigned *s, time_t now, held *h, cw_error *
         }
         if ((rc = secret_body(s, cur, h, &body)) != CW_OK) {
             json_object_put(cur);
-            return cw_error_set(err, rc, "out of memory");
+            return cw_error_oom(err);
         }
         existed = cur != NULL;
         if (existed)
@@ -317,7 +317,7 @@ static int sync_config(cw_certs_selfsigned *s, const cw_kube_resource *r, const 
             json_object_is_type(webhooks, json_type_array) ? json_object_array_length(webhooks) : 0;
         if (!(ops = json_object_new_array())) {
             json_object_put(cur);
-            return cw_error_set(err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(err);
         }
         rc = cw_jpatch_op(ops, "test", "/metadata/resourceVersion",
                           json_object_new_string(rv ? rv : ""));
@@ -352,7 +352,7 @@ static int sync_bundles(cw_certs_selfsigned *s, const char *ca_pem, cw_error *er
     int rc = CW_OK, first_rc = CW_OK, missing = 0;
     char *bundle = b64_encode(ca_pem);
     if (!bundle)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (size_t i = 0; i < s->configs.len; i++) {
         int found = 0;
         for (size_t k = 0; k < 2; k++) {
@@ -489,7 +489,7 @@ int cw_certs_selfsigned_start(cw_certs_selfsigned *s, const cw_certs_selfsigned_
         cw_strlist_addf(&s->dns, "%s.%s.svc.cluster.local", svc_name, svc_ns) ||
         copy_list(&s->dns, o->dns_names) || copy_list(&s->ips, o->ip_addresses) ||
         copy_list(&s->configs, o->webhook_configs) || !(s->common_name = strdup(s->dns.items[1]))) {
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
+        rc = cw_error_oom(err);
         goto done;
     }
     if (o->client) {

@@ -444,8 +444,8 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
         s->cfg.metrics = &s->own_metrics;
     if (!s->cfg.certs || (!s->cfg.policy && !s->cfg.constant_response))
         return cw_error_set(err, CW_EINVAL, "webhook server: certificates and policy are required");
-    if ((rc = cw_listen_parse("--listen", s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443", &ss,
-                               &v6, err)) ||
+    if ((rc = cw_listen_parse("--listen", s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443", &ss, &v6,
+                              err)) ||
         (rc = register_metrics(s, err)))
         return rc;
     if (s->cfg.constant_response) {
@@ -453,7 +453,7 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
                                                       (void *)s->cfg.constant_response,
                                                       MHD_RESPMEM_PERSISTENT);
         if (!s->constant)
-            return cw_error_set(err, CW_ENOMEM, "out of memory");
+            return cw_error_oom(err);
         MHD_add_response_header(s->constant, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
     }
 

@@ -130,7 +130,7 @@ static int upsert(cw_informer *inf, json_object *obj, cw_strmap *seen, cw_error 
         return CW_OK;
     }
     if (seen && cw_strmap_set_s(seen, key, (void *)1, NULL) != CW_OK)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     int present = cw_ctrl_store_version(&inf->store, key, have, sizeof(have));
     if (present && *have && strcmp(have, version_of(obj)) == 0)
         return CW_OK; /* unchanged */
@@ -197,7 +197,7 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
         goto done;
     /* What the cache has and the LIST did not show was deleted meanwhile. */
     if ((rc = cw_ctrl_store_keys(&inf->store, &keys)) != CW_OK) {
-        cw_error_set(err, CW_ENOMEM, "out of memory");
+        cw_error_oom(err);
         goto done;
     }
     for (size_t i = 0; i < keys.len; i++)

@@ -89,7 +89,7 @@ int cw_ctrl_workers_start(cw_ctrl_workers *w, const cw_ctrl_workers_config *cfg,
     if (!w->cfg.name)
         w->cfg.name = "controller";
     if (!(w->threads = calloc(w->cfg.count, sizeof(pthread_t))))
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
+        return cw_error_oom(err);
     for (; w->started < w->cfg.count; w->started++)
         if (pthread_create(&w->threads[w->started], NULL, work, w) != 0)
             return cw_error_set(err, CW_ENOMEM, "cannot start worker %zu", w->started + 1);
