@@ -132,16 +132,16 @@ typedef struct cw_audit {
 } cw_audit;
 
 void cw_audit_config_init(cw_audit_config *c);
-int cw_audit_init(cw_audit *a, const cw_audit_config *cfg, cw_error *err);
+int cw_audit_init(cw_audit *a, const cw_audit_config *cfg, cw_error *err) CW_MUST_CHECK;
 void cw_audit_free(cw_audit *a);
 
 /* Takes one object (borrowed); kinds the audit does not read are counted and ignored. source
  * names where it came from. CW_EINVAL with a message naming source for an object of a known kind
  * whose fields have the wrong types. */
-int cw_audit_add(cw_audit *a, json_object *obj, const char *source, cw_error *err);
+int cw_audit_add(cw_audit *a, json_object *obj, const char *source, cw_error *err) CW_MUST_CHECK;
 
 /* Resolves the selections, then simulates the window: bins, per-job figures, peaks, findings. */
-int cw_audit_run(cw_audit *a, cw_error *err);
+int cw_audit_run(cw_audit *a, cw_error *err) CW_MUST_CHECK;
 
 /* After cw_audit_run: new crons for the jobs that make the peaks (RecurringJobs and Schedules
  * whose minute field can move), each keeping its frequency, hour and days and moving its minutes
@@ -150,10 +150,10 @@ int cw_audit_run(cw_audit *a, cw_error *err);
  * keeps its own, else takes the first in an order given by a stable hash of its name (as
  * Jenkins' H), so reruns suggest the same. The audit's own figures stay those of the input;
  * peak_after is the busiest step with the suggestions applied. */
-int cw_audit_suggest(cw_audit *a, uint64_t target, cw_error *err);
+int cw_audit_suggest(cw_audit *a, uint64_t target, cw_error *err) CW_MUST_CHECK;
 /* The changed objects: for manifests, each RecurringJob/Schedule as read with its new cron
  * (YAML documents for kubectl apply); live, one `kubectl patch --type merge` line each. */
-int cw_audit_write_patch(const cw_audit *a, int live, FILE *f, cw_error *err);
+int cw_audit_write_patch(const cw_audit *a, int live, FILE *f, cw_error *err) CW_MUST_CHECK;
 
 /* The seconds one operation of task takes (the overrides, else snapshot-like 1m, backup 10m). */
 int64_t cw_audit_task_duration(const cw_audit_config *cfg, const char *task);
@@ -162,8 +162,8 @@ int64_t cw_audit_task_duration(const cw_audit_config *cfg, const char *task);
 void cw_audit_job_label(const cw_audit_job *j, char *out, size_t len);
 
 /* Reports (audit/render_*.c). Each writes to f; CW_EIO when writing fails. */
-int cw_audit_render_text(const cw_audit *a, FILE *f, cw_error *err);
-int cw_audit_render_json(const cw_audit *a, FILE *f, cw_error *err);
-int cw_audit_render_svg(const cw_audit *a, FILE *f, cw_error *err);
+int cw_audit_render_text(const cw_audit *a, FILE *f, cw_error *err) CW_MUST_CHECK;
+int cw_audit_render_json(const cw_audit *a, FILE *f, cw_error *err) CW_MUST_CHECK;
+int cw_audit_render_svg(const cw_audit *a, FILE *f, cw_error *err) CW_MUST_CHECK;
 
 #endif

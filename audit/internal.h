@@ -11,7 +11,7 @@ typedef void (*cw_audit_emit_fn)(void *ud, size_t first, size_t last, size_t n);
 /* Fills a job's kind, identity, task and cron (parsing it) in a zeroed slot. */
 int cw_audit__set_job(cw_audit *a, cw_audit_job *j, cw_audit_kind kind, const char *ns,
                       const char *name, const char *source, const char *task, const char *cron,
-                      cw_error *err);
+                      cw_error *err) CW_MUST_CHECK;
 /* Runs job j over the window with every fire moved `shift` seconds later, calling emit for each
  * batch, and sets its per-job figures. */
 void cw_audit__simulate(const cw_audit *a, cw_audit_job *j, int64_t shift, cw_audit_emit_fn emit,
@@ -19,7 +19,7 @@ void cw_audit__simulate(const cw_audit *a, cw_audit_job *j, int64_t shift, cw_au
 /* starts and running (nbins each) for every valid job at its step_phase. CW_ENOMEM. */
 int cw_audit__totals(cw_audit *a, uint64_t *starts, uint64_t *running);
 /* The findings of a finished run (audit/findings.c). */
-int cw_audit__findings(cw_audit *a, cw_error *err);
+int cw_audit__findings(cw_audit *a, cw_error *err) CW_MUST_CHECK;
 int cw_audit__add_finding(cw_audit *a, const char *kind, const char *job, int64_t at,
                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 

@@ -49,15 +49,18 @@ static int child_plan(const char *path)
     cw_tzdb tz;
     cw_policy_config pol;
     cw_plan plan;
-    cw_tzdb_init(&tz, NULL, &err);
-    cw_policy_config_init(&pol);
+    if (cw_tzdb_init(&tz, NULL, &err) != CW_OK || cw_policy_config_init(&pol) != CW_OK) {
+        fprintf(stderr, "%s\n", err.message);
+        return 1;
+    }
     pol.tzdb = &tz;
     cw_plan_config cfg = {.scheme = CW_NAMES_XXH32,
                           .namespace = "longhorn-system",
                           .policy = &pol,
                           .default_group = 1};
-    cw_plan_init(&plan, &cfg, &err);
-    int rc = cw_load_file(path, feed, &plan, &err);
+    int rc = cw_plan_init(&plan, &cfg, &err);
+    if (rc == CW_OK)
+        rc = cw_load_file(path, feed, &plan, &err);
     if (rc == CW_OK)
         rc = cw_plan_finish(&plan, &err);
     if (rc != CW_OK)

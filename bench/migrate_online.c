@@ -148,10 +148,12 @@ static int baseline(const char *kubeconfig, const char *ns)
             json_object *job = json_object_array_get_idx(jobs, j);
             char rj[CW_NAMES_MAX + 1];
             json_object *l = json_object_object_get(job, "labels");
-            cw_names_job(CW_NAMES_LONGHORN,
-                         json_object_get_string(json_object_object_get(job, "task")),
-                         json_object_get_int64(json_object_object_get(job, "retain")),
-                         json_object_get_string(json_object_object_get(job, "cron")), l, rj, &err);
+            if (cw_names_job(CW_NAMES_LONGHORN,
+                             json_object_get_string(json_object_object_get(job, "task")),
+                             json_object_get_int64(json_object_object_get(job, "retain")),
+                             json_object_get_string(json_object_object_get(job, "cron")), l, rj,
+                             &err) != CW_OK)
+                continue; /* a job Longhorn could not name is not seeded */
             if (cw_kube_get(c.kube, &rjs, rj, NULL, &err) == CW_ENOTFOUND) {
                 char buf[1024];
                 cw_buf lj;
@@ -168,7 +170,9 @@ static int baseline(const char *kubeconfig, const char *ns)
                          json_object_to_json_string(json_object_object_get(job, "retain")),
                          strcmp(cw_buf_str(&lj), "null") == 0 ? "{}" : cw_buf_str(&lj));
                 json_object *o = json_tokener_parse(buf);
-                cw_kube_create(c.kube, &rjs, o, NULL, NULL, &err);
+                if (cw_kube_create(c.kube, &rjs, o, NULL, NULL, &err) != CW_OK &&
+                    err.http_status != 409)
+                    fprintf(stderr, "seeding %s: %s\n", rj, err.message);
                 json_object_put(o);
                 cw_buf_free(&lj);
             }
@@ -210,7 +214,10 @@ static size_t legacy_left(const char *kubeconfig, const char *ns)
     count_ctx c = {0};
     cw_error err;
     cw_error_init(&err);
-    cw_kube_list(k, &r, NULL, count_legacy, &c, &err);
+    if (cw_kube_list(k, &r, NULL, count_legacy, &c, &err) != CW_OK) {
+        fprintf(stderr, "listing the legacy volumes: %s\n", err.message);
+        c.left = (size_t)-1;
+    }
     cw_kube_client_free(k);
     return c.left;
 }
@@ -270,7 +277,10 @@ int main(int argc, char **argv)
         cw_kube_resource vols = {"longhorn.io", "v1beta1", "volumes", argv[3]};
         cw_error err;
         cw_error_init(&err);
-        cw_kube_list(c.kube, &vols, NULL, collect, &b, &err);
+        if (cw_kube_list(c.kube, &vols, NULL, collect, &b, &err) != CW_OK) {
+            fprintf(stderr, "listing the volumes: %s\n", err.message);
+            return 1;
+        }
         double t0 = cw_bench_now();
         cw_pool_run(json_object_array_length(c.names), 16, patch_one, &c);
         printf("%s: %zu patches in %.2f s\n", argv[4], json_object_array_length(c.names),

@@ -37,7 +37,7 @@ void cw_cmd_trim_heap(void);
 
 /* The default policy with the system's zone database (policy->tzdb points at *tzdb); the
  * caller sets its flags. On failure nothing is left to free. */
-int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err);
+int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err) CW_MUST_CHECK;
 void cw_cmd_policy_free(cw_policy_config *policy, cw_tzdb *tzdb);
 
 #endif

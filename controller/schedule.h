@@ -73,7 +73,7 @@ void cw_schedctl_actions_free(cw_schedctl_actions *a);
  * time that is not RFC 3339, no creationTimestamp before the first Backup. CW_ENOMEM, or CW_EIO
  * when a zone file could not be read. */
 int cw_schedctl_decide(json_object *schedule, json_object *backups, const cw_schedctl_config *cfg,
-                       int64_t now_ms, cw_schedctl_actions *out, cw_error *err);
+                       int64_t now_ms, cw_schedctl_actions *out, cw_error *err) CW_MUST_CHECK;
 
 const char *cw_schedctl_outcome_name(cw_schedctl_outcome o);
 /* The value of CW_SCHEDCTL_LABEL for a schedule: the name itself up to 63 characters, else

@@ -35,16 +35,16 @@ typedef struct cw_schedctl {
     cw_metric *m_writes;  /* cronwarden_controller_schedule_writes_total{verb,result} */
 } cw_schedctl;
 
-int cw_schedctl_init(cw_schedctl *s, const cw_schedctl_opts *o, cw_error *err);
+int cw_schedctl_init(cw_schedctl *s, const cw_schedctl_opts *o, cw_error *err) CW_MUST_CHECK;
 void cw_schedctl_free(cw_schedctl *s);
-int cw_schedctl_start(cw_schedctl *s, cw_error *err);
+int cw_schedctl_start(cw_schedctl *s, cw_error *err) CW_MUST_CHECK;
 void cw_schedctl_stop(cw_schedctl *s);
 /* Both caches filled by their first LIST. */
 int cw_schedctl_synced(cw_schedctl *s);
 /* Adds every cached Schedule to the queue (a new leader term, the periodic resync). */
 int cw_schedctl_enqueue_all(cw_schedctl *s);
 /* The reconcile of one "namespace/name" key (a cw_ctrl_reconcile_fn; ud is the cw_schedctl). */
-int cw_schedctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err);
+int cw_schedctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err) CW_MUST_CHECK;
 
 /* The reconciler `--controllers schedule` runs (controller/reconcilers.c). */
 extern const cw_reconciler_ops cw_schedule_reconciler;

@@ -22,16 +22,16 @@ typedef struct cw_tzdb {
 } cw_tzdb;
 
 /* dir NULL: $ZONEINFO when set, else /usr/share/zoneinfo. */
-int cw_tzdb_init(cw_tzdb *db, const char *dir, cw_error *err);
+int cw_tzdb_init(cw_tzdb *db, const char *dir, cw_error *err) CW_MUST_CHECK;
 void cw_tzdb_free(cw_tzdb *db);
 /* Loads (or returns the cached) zone `name` following Go's time.LoadLocation rules:
  * "" and "UTC" are UTC, "Local" yields *out == NULL (meaning "the caller's zone").
  * Names containing ".." or starting with '/' or '\\': CW_EINVAL "time: invalid location name".
  * Unknown: CW_ENOTFOUND "unknown time zone <name>"; a file that is not TZif: CW_EINVAL
  * "malformed time zone information"; other I/O failures: CW_EIO with Go's errno text. */
-int cw_tzdb_load(cw_tzdb *db, const char *name, const cw_tz **out, cw_error *err);
+int cw_tzdb_load(cw_tzdb *db, const char *name, const cw_tz **out, cw_error *err) CW_MUST_CHECK;
 /* The same for a name that is not NUL-terminated (it may even contain NUL bytes). */
-int cw_tzdb_loadn(cw_tzdb *db, const char *name, size_t len, const cw_tz **out, cw_error *err);
+int cw_tzdb_loadn(cw_tzdb *db, const char *name, size_t len, const cw_tz **out, cw_error *err) CW_MUST_CHECK;
 
 /* Offset (seconds east of UTC) in effect at unix time t. */
 int32_t cw_tz_offset_at(const cw_tz *z, int64_t t);
@@ -52,6 +52,6 @@ const char *cw_tz_name(const cw_tz *z);
 int cw_tz_format_rfc3339(int64_t t, int32_t offset, char *out, size_t outlen);
 /* Strict RFC 3339 date-time ("2025-03-09T02:30:00-05:00", fraction allowed and floored).
  * Sets *t (unix seconds) and *offset. */
-int cw_tz_parse_rfc3339(const char *s, int64_t *t, int32_t *offset, cw_error *err);
+int cw_tz_parse_rfc3339(const char *s, int64_t *t, int32_t *offset, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -29,7 +29,7 @@
 typedef enum { CW_NAMES_XXH32 = 0, CW_NAMES_LONGHORN } cw_names_scheme;
 
 /* "xxh32" or "longhorn"; anything else: CW_EINVAL naming the accepted values. */
-int cw_names_scheme_parse(const char *s, cw_names_scheme *out, cw_error *err);
+int cw_names_scheme_parse(const char *s, cw_names_scheme *out, cw_error *err) CW_MUST_CHECK;
 const char *cw_names_scheme_name(cw_names_scheme scheme);
 
 /* 1 when `name` is a valid RecurringJob name: ^[a-z0-9][a-z0-9_.-]+$ and at most 40 bytes. */
@@ -41,7 +41,7 @@ int cw_names_pattern_ok(const char *name);
  * (its values are serialised as they are; validate the job first). Errors: CW_EINVAL (labels
  * of another type, or a value Go cannot marshal), CW_ENOMEM. */
 int cw_names_job(cw_names_scheme scheme, const char *task, int64_t retain, const char *cron,
-                 json_object *labels, char out[CW_NAMES_MAX + 1], cw_error *err);
+                 json_object *labels, char out[CW_NAMES_MAX + 1], cw_error *err) CW_MUST_CHECK;
 
 /* The hashes as the schemes print them (exposed for tests and reports). */
 uint32_t cw_names_fnv1a32(const void *data, size_t len);

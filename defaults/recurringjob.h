@@ -67,8 +67,8 @@ int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, 
 
 /* Admission-shaped entry points (see policy.h for the contract). */
 int cw_recurringjob_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
-                            json_object *obj, cw_decision *d, cw_error *err);
+                            json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
 int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
-                             json_object *obj, cw_decision *d, cw_error *err);
+                             json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -18,17 +18,17 @@
 /* spec.skipImmediately ← cfg->schedule_skip_immediately when absent (or null), on CREATE and on
  * an UPDATE that unpauses (old spec.paused true → new false or absent), with a warning. */
 int cw_schedule_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
-                        json_object *obj, cw_decision *d, cw_error *err);
+                        json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
 /* Velero's checks (empty → CW_SCHEDULE_MSG_EMPTY; parse failure → "invalid schedule: <robfig
  * message>"), JSON types of schedule/paused/skipImmediately, apiVersion velero.io/v1, and a
  * warning when both day fields are restricted (robfig ORs them, go-cron in newer Velero ANDs). */
 int cw_schedule_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
-                         json_object *obj, cw_decision *d, cw_error *err);
+                         json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
 
 /* The value the controller acts on: spec.skipImmediately when true/false, else the server
  * default. CW_EINVAL "spec.skipImmediately: expected boolean, got <type>". */
 int cw_schedule_effective_skip(const cw_policy_config *cfg, json_object *schedule, int *out,
-                               cw_error *err);
+                               cw_error *err) CW_MUST_CHECK;
 
 typedef struct cw_schedule_run {
     int64_t base; /* status.lastBackup, else metadata.creationTimestamp; a later lastSkipped wins */
@@ -45,6 +45,6 @@ void cw_schedule_next_from(const cw_cron *cron, int32_t caller_offset, int64_t c
  * zone a schedule without TZ= prefix runs in (Velero: its process zone, normally UTC).
  * CW_EINVAL names the bad or missing field ("status.lastBackup: invalid RFC 3339 time ..."). */
 int cw_schedule_next_run(json_object *schedule, const cw_cron *cron, int32_t caller_offset,
-                         int64_t now, cw_schedule_run *out, cw_error *err);
+                         int64_t now, cw_schedule_run *out, cw_error *err) CW_MUST_CHECK;
 
 #endif

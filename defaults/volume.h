@@ -22,11 +22,11 @@ int cw_volume_group_label(cw_buf *out, const char *group);
  * volume has no job label, cfg->default_group is non-empty and the volume carries no legacy jobs
  * (those become job labels on migration; the default group would then run on top of them). */
 int cw_volume_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
-                      json_object *obj, cw_decision *d, cw_error *err);
+                      json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
 /* CREATE/UPDATE: denies a non-empty legacy spec.recurringJobs (an UPDATE that keeps the stored
  * list unchanged passes with a warning, so Longhorn can still attach, detach and finalize volumes
  * that are not migrated yet), and labels that are not an object. */
 int cw_volume_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
-                       json_object *obj, cw_decision *d, cw_error *err);
+                       json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -72,7 +72,7 @@ typedef struct cw_kube_stats {
 void cw_kube_client_opts_init(cw_kube_client_opts *o);
 /* Copies cfg; o may be NULL for defaults. */
 int cw_kube_client_new(const cw_kube_config *cfg, const cw_kube_client_opts *o,
-                       cw_kube_client **out, cw_error *err);
+                       cw_kube_client **out, cw_error *err) CW_MUST_CHECK;
 void cw_kube_client_free(cw_kube_client *c);
 const cw_kube_config *cw_kube_client_config(const cw_kube_client *c);
 void cw_kube_client_stats(cw_kube_client *c, cw_kube_stats *out);
@@ -82,7 +82,7 @@ void cw_kube_client_stats(cw_kube_client *c, cw_kube_stats *out);
 /* Sends `body` (may be NULL) as content_type (NULL: application/json) to `path` (starting with
  * '/', query included) and parses the JSON answer into *out (may be NULL to discard). */
 int cw_kube_request(cw_kube_client *c, const char *method, const char *path,
-                    const char *content_type, json_object *body, json_object **out, cw_error *err);
+                    const char *content_type, json_object *body, json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* ---- verbs; `out` may be NULL; options may be NULL for defaults ---- */
 
@@ -108,20 +108,20 @@ void cw_kube_write_opts_init(cw_kube_write_opts *o);
 void cw_kube_delete_opts_init(cw_kube_delete_opts *o);
 
 int cw_kube_get(cw_kube_client *c, const cw_kube_resource *r, const char *name, json_object **out,
-                cw_error *err);
+                cw_error *err) CW_MUST_CHECK;
 int cw_kube_create(cw_kube_client *c, const cw_kube_resource *r, json_object *obj,
-                   const cw_kube_write_opts *w, json_object **out, cw_error *err);
+                   const cw_kube_write_opts *w, json_object **out, cw_error *err) CW_MUST_CHECK;
 /* PUT; obj carries metadata.resourceVersion for optimistic concurrency (409 -> CW_ECONFLICT). */
 int cw_kube_update(cw_kube_client *c, const cw_kube_resource *r, const char *name, json_object *obj,
-                   const cw_kube_write_opts *w, json_object **out, cw_error *err);
+                   const cw_kube_write_opts *w, json_object **out, cw_error *err) CW_MUST_CHECK;
 /* A conditional patch: a merge patch carrying metadata.resourceVersion answers 409 (CW_ECONFLICT)
  * when the object moved on. A JSON patch whose `test` op fails gets only a bare 422 from
  * Kubernetes 1.20 (the same as a malformed op): CW_EHTTP, with a hint in the message. */
 int cw_kube_patch(cw_kube_client *c, const cw_kube_resource *r, const char *name,
                   cw_kube_patch_type type, json_object *patch, const cw_kube_write_opts *w,
-                  json_object **out, cw_error *err);
+                  json_object **out, cw_error *err) CW_MUST_CHECK;
 int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *name,
-                   const cw_kube_delete_opts *d, json_object **out, cw_error *err);
+                   const cw_kube_delete_opts *d, json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* ---- discovery ---- */
 
@@ -151,15 +151,15 @@ const cw_kube_api_resource *cw_kube_api_resources_find(const cw_kube_api_resourc
                                                        const char *name);
 
 /* GET /apis/<group> (or /api for ""). A group the server does not serve -> CW_ENOTFOUND. */
-int cw_kube_discover_group(cw_kube_client *c, const char *group, cw_kube_group *out, cw_error *err);
+int cw_kube_discover_group(cw_kube_client *c, const char *group, cw_kube_group *out, cw_error *err) CW_MUST_CHECK;
 /* GET /apis/<group>/<version> (or /api/<version>). */
 int cw_kube_discover_resources(cw_kube_client *c, const char *group, const char *version,
-                               cw_kube_api_resources *out, cw_error *err);
+                               cw_kube_api_resources *out, cw_error *err) CW_MUST_CHECK;
 
 /* The group's preferred version when it serves `resource`, else the first served version that
  * does, into out ("v1beta2"). CW_ENOTFOUND: "the API server does not serve <resource>.<group>". */
 int cw_kube_pick_version(cw_kube_client *kube, const char *group, const char *resource, char *out,
-                         size_t outlen, cw_error *err);
+                         size_t outlen, cw_error *err) CW_MUST_CHECK;
 
 /* ---- paged list ---- */
 
@@ -198,7 +198,7 @@ typedef int (*cw_kube_page_fn)(void *ud, const cw_kube_page *page, cw_error *err
 void cw_kube_list_opts_init(cw_kube_list_opts *o);
 /* Streams the collection page by page; only one page is in memory at a time. */
 int cw_kube_list(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_list_opts *o,
-                 cw_kube_page_fn fn, void *ud, cw_error *err);
+                 cw_kube_page_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 
 /* ---- watch ---- */
 
@@ -236,6 +236,6 @@ void cw_kube_watch_opts_init(cw_kube_watch_opts *o);
  * err->http_status from its Status (410 when the resourceVersion is too old: relist). A watch
  * holds its own connection, outside the max_inflight pool. */
 int cw_kube_watch(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_watch_opts *o,
-                  cw_kube_event_fn fn, void *ud, cw_error *err);
+                  cw_kube_event_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 
 #endif

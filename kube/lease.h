@@ -45,12 +45,12 @@ typedef struct cw_lease {
 void cw_lease_opts_init(cw_lease_opts *o);
 /* o may be NULL for the defaults. */
 int cw_lease_init(cw_lease *l, cw_kube_client *kube, const char *ns, const char *name,
-                  const cw_lease_opts *o, cw_error *err);
+                  const cw_lease_opts *o, cw_error *err) CW_MUST_CHECK;
 void cw_lease_free(cw_lease *l);
 /* Waits up to `wait` seconds (< 0: without limit) for the lease and starts renewing it: CW_OK.
  * CW_ECONFLICT names the current holder on timeout; 1 when opts.stop was set first; other
  * errors (403, transport) end the wait at once. */
-int cw_lease_acquire(cw_lease *l, double wait, cw_error *err);
+int cw_lease_acquire(cw_lease *l, double wait, cw_error *err) CW_MUST_CHECK;
 /* Stops renewing and deletes the lease, or clears its holder (opts.release_clear), when it is
  * still ours. */
 void cw_lease_release(cw_lease *l);

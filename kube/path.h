@@ -16,10 +16,10 @@ typedef struct cw_kube_resource {
 /* Appends the path of a collection (name NULL) or an object, optionally of a subresource
  * ("status"). Names must not be empty, "." or "..". */
 int cw_kube_path(cw_buf *out, const cw_kube_resource *r, const char *name, const char *subresource,
-                 cw_error *err);
+                 cw_error *err) CW_MUST_CHECK;
 /* Appends one escaped segment (no slash); `what` names it in the error for "", "." and "..". */
-int cw_kube_path_segment(cw_buf *out, const char *what, const char *s, cw_error *err);
+int cw_kube_path_segment(cw_buf *out, const char *what, const char *s, cw_error *err) CW_MUST_CHECK;
 /* Appends "?key=value" (or "&key=value" when the buffer already holds a '?'), both escaped. */
-int cw_kube_query(cw_buf *out, const char *key, const char *value, cw_error *err);
+int cw_kube_query(cw_buf *out, const char *key, const char *value, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -2,6 +2,11 @@
 #ifndef CW_ERROR_H
 #define CW_ERROR_H
 
+/* On a function whose result must be looked at: an ignored one is a compiler warning (an error
+ * with -Werror). A (void) cast does not silence it; handle the result. */
+#define CW_MUST_CHECK __attribute__((warn_unused_result))
+
+
 #include <stddef.h>
 
 enum {
@@ -33,9 +38,6 @@ int cw_error_prefix(cw_error *err, const char *fmt, ...) __attribute__((format(p
 /* The one out-of-memory report: CW_ENOMEM with "out of memory" (err may be NULL). */
 int cw_error_oom(cw_error *err);
 
-/* On a function whose result must be looked at: an ignored one is a compiler warning (an error
- * with -Werror). A (void) cast does not silence it; handle the result. */
-#define CW_MUST_CHECK __attribute__((warn_unused_result))
 const char *cw_error_code_name(int code);
 
 #endif

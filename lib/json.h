@@ -23,15 +23,15 @@ const char *cw_json_path_string(json_object *obj, const char *dotted);
  * absent and JSON null both give "not present". A wrong type fails with
  * "<where>.<key>: expected <type>, got <type>". */
 int cw_json_opt_string(json_object *obj, const char *where, const char *key, const char **out,
-                       cw_error *err);
+                       cw_error *err) CW_MUST_CHECK;
 int cw_json_opt_int(json_object *obj, const char *where, const char *key, int64_t *out,
-                    int *present, cw_error *err);
+                    int *present, cw_error *err) CW_MUST_CHECK;
 int cw_json_opt_bool(json_object *obj, const char *where, const char *key, int *out, int *present,
-                     cw_error *err);
+                     cw_error *err) CW_MUST_CHECK;
 int cw_json_opt_object(json_object *obj, const char *where, const char *key, json_object **out,
-                       cw_error *err);
+                       cw_error *err) CW_MUST_CHECK;
 int cw_json_opt_array(json_object *obj, const char *where, const char *key, json_object **out,
-                      cw_error *err);
+                      cw_error *err) CW_MUST_CHECK;
 
 /* RFC 6901: appends "/" plus the escaped token (~ -> ~0, / -> ~1). */
 int cw_jptr_append(cw_buf *b, const char *token);

@@ -28,11 +28,11 @@ void cw_jsonscan_free(cw_jsonscan *s);
 /* Locates the items array and the span of every element. When the text is not a List, is_list is
  * 0 and nothing else is set. Structural errors (unterminated strings, unbalanced brackets) fail
  * with "line L, column C: ...". */
-int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err);
+int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err) CW_MUST_CHECK;
 
 /* Parses data[start, end) as one JSON value; errors carry the line and column in the whole text. */
 int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out,
-                       cw_error *err);
+                       cw_error *err) CW_MUST_CHECK;
 /* 1-based line and column of byte offset `off`. */
 void cw_text_position(const char *data, size_t off, size_t *line, size_t *col);
 

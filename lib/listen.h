@@ -10,6 +10,6 @@
 /* *family_flags: 0 IPv4, 1 IPv6, 2 IPv6 unspecified ("[::]": every address, IPv4 included, as Go
  * servers read it). `flag` names the option in messages ("--metrics-listen"). */
 int cw_listen_parse(const char *flag, const char *listen, struct sockaddr_storage *ss,
-                    int *family_flags, cw_error *err);
+                    int *family_flags, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -31,13 +31,13 @@ void cw_metrics_free(cw_metrics *m);
  * Names must match [a-zA-Z_:][a-zA-Z0-9_:]*; registering a name twice fails with CW_ECONFLICT.
  * *out stays valid until cw_metrics_free. */
 int cw_metrics_counter(cw_metrics *m, const char *name, const char *help, const char *const *labels,
-                       cw_metric **out, cw_error *err);
+                       cw_metric **out, cw_error *err) CW_MUST_CHECK;
 int cw_metrics_gauge(cw_metrics *m, const char *name, const char *help, const char *const *labels,
-                     cw_metric **out, cw_error *err);
+                     cw_metric **out, cw_error *err) CW_MUST_CHECK;
 /* `bounds`: strictly increasing upper bounds, without +Inf (added automatically). */
 int cw_metrics_histogram(cw_metrics *m, const char *name, const char *help,
                          const char *const *labels, const double *bounds, size_t nbounds,
-                         cw_metric **out, cw_error *err);
+                         cw_metric **out, cw_error *err) CW_MUST_CHECK;
 
 /* Updates the series named by `values` (one per label name, in order; NULL when the family has
  * no labels). Counters only go up: a negative v fails with CW_EINVAL. */

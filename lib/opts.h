@@ -47,7 +47,7 @@ typedef struct cw_cmd_spec {
  * Positional arguments go to `args`. Returns CW_OK, 1 when --help was printed to `out`, or
  * CW_EUSAGE with a one-line message in err. */
 int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *args, FILE *out,
-                  cw_error *err);
+                  cw_error *err) CW_MUST_CHECK;
 void cw_opts_help(const cw_cmd_spec *spec, FILE *out);
 /* Frees string and list targets the parser allocated. */
 void cw_opts_free(const cw_cmd_spec *spec);

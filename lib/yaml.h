@@ -36,15 +36,15 @@ void cw_yaml_docs_free(cw_yaml_docs *docs);
 /* Parses every document of `data`. Errors read "line L, column C: <problem>". limits may be NULL.
  */
 int cw_yaml_parse(const char *data, size_t len, const cw_yaml_limits *limits, cw_yaml_docs *out,
-                  cw_error *err);
+                  cw_error *err) CW_MUST_CHECK;
 /* Reads and parses a file; errors are prefixed with the path. */
-int cw_yaml_parse_file(const char *path, cw_yaml_docs *out, cw_error *err);
+int cw_yaml_parse_file(const char *path, cw_yaml_docs *out, cw_error *err) CW_MUST_CHECK;
 
 /* Appends one block-style document (no "---") for `value` to out. Strings that would read back as
  * another type are quoted; multi-line strings use literal blocks. */
-int cw_yaml_emit(json_object *value, cw_buf *out, cw_error *err);
+int cw_yaml_emit(json_object *value, cw_buf *out, cw_error *err) CW_MUST_CHECK;
 
 /* Reads a whole file into a NUL-terminated buffer owned by the caller. */
-int cw_file_read(const char *path, char **data, size_t *len, cw_error *err);
+int cw_file_read(const char *path, char **data, size_t *len, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -34,11 +34,11 @@ typedef struct cw_apply {
 } cw_apply;
 
 /* Discovery: which versions the cluster serves. Errors name what is missing. */
-int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg, cw_error *err);
+int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg, cw_error *err) CW_MUST_CHECK;
 /* Restores or finishes StorageClasses a crashed run left in the backup ConfigMap. */
-int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err);
+int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err) CW_MUST_CHECK;
 /* Lists everything the planner needs into p (which must be fresh) and finishes the plan. */
-int cw_apply_gather(cw_apply *a, cw_plan *p, cw_error *err);
+int cw_apply_gather(cw_apply *a, cw_plan *p, cw_error *err) CW_MUST_CHECK;
 /* Write options for this run: dryRun=All in a server dry run, fieldManager cronwarden. */
 void cw_apply_write_opts(const cw_apply *a, cw_kube_write_opts *w);
 
@@ -48,6 +48,6 @@ const cw_plan_job *cw_apply_missing_job(const cw_plan *p, const cw_plan_item *it
 
 /* Applies a finished plan; per-object results go into the plan. Returns CW_OK unless the run had
  * to stop (lease lost, internal error). */
-int cw_apply_run(cw_apply *a, cw_plan *p, cw_error *err);
+int cw_apply_run(cw_apply *a, cw_plan *p, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -25,20 +25,20 @@ typedef int (*cw_load_fn)(void *ud, const cw_load_unit *u, cw_error *err);
 /* Expands paths: a file is taken as named; a directory contributes its *.yaml, *.yml and *.json
  * files recursively, skipping entries whose names start with '.', in bytewise order.
  * "-" means standard input. */
-int cw_load_expand(const cw_strlist *paths, cw_strlist *files, cw_error *err);
+int cw_load_expand(const cw_strlist *paths, cw_strlist *files, cw_error *err) CW_MUST_CHECK;
 
 /* JSON when the first non-blank byte is '{' or '[', YAML otherwise. */
 cw_load_format cw_load_detect(const char *data, size_t len);
 
 /* Reads a file ("-": standard input) into memory owned by the caller. */
-int cw_load_read(const char *path, char **data, size_t *len, cw_error *err);
+int cw_load_read(const char *path, char **data, size_t *len, cw_error *err) CW_MUST_CHECK;
 
 /* Calls fn for every object of the text read from `path`. Empty documents are skipped; documents
  * that are not mappings are passed as they are (they are unrelated to the planner). Parse errors
  * name the file, the document and the line. */
 int cw_load_text(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
-                 cw_error *err);
-int cw_load_file(const char *path, cw_load_fn fn, void *ud, cw_error *err);
+                 cw_error *err) CW_MUST_CHECK;
+int cw_load_file(const char *path, cw_load_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 
 /* "path: document 2, items[3]" (document omitted for single-document files). */
 void cw_load_where(const cw_load_unit *u, char *out, size_t n);

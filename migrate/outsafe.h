@@ -28,7 +28,7 @@ typedef struct cw_inputs {
     size_t len;
 } cw_inputs;
 
-int cw_inputs_init(cw_inputs *in, const cw_strlist *files, cw_error *err);
+int cw_inputs_init(cw_inputs *in, const cw_strlist *files, cw_error *err) CW_MUST_CHECK;
 void cw_inputs_free(cw_inputs *in);
 /* The input file that `path` resolves to (the file there, following symlinks), or NULL. */
 const char *cw_inputs_find(const cw_inputs *in, const char *path);
@@ -49,17 +49,17 @@ typedef struct cw_outtree {
  * the stage directory. CW_EUSAGE with a message naming the paths for a refusal. */
 int cw_outtree_plan(cw_outtree *t, const char *dir, const cw_strlist *files,
                     const cw_strlist *origins, const char *extra, int overwrite,
-                    const cw_inputs *inputs, cw_error *err);
+                    const cw_inputs *inputs, cw_error *err) CW_MUST_CHECK;
 /* Moves the staged files into place (the whole stage directory, when the target did not exist)
  * and removes the stage. */
-int cw_outtree_commit(cw_outtree *t, cw_error *err);
+int cw_outtree_commit(cw_outtree *t, cw_error *err) CW_MUST_CHECK;
 /* Removes the stage and what is in it (a failed run); frees t. Safe after commit. */
 void cw_outtree_free(cw_outtree *t);
 
 /* Checks the --report path before anything runs: not an input, its directory exists. */
-int cw_report_path_check(const char *path, const cw_inputs *inputs, cw_error *err);
+int cw_report_path_check(const char *path, const cw_inputs *inputs, cw_error *err) CW_MUST_CHECK;
 /* Writes the report by the rules above. */
 int cw_report_path_write(const char *path, const char *data, size_t len, const cw_inputs *inputs,
-                         cw_error *err);
+                         cw_error *err) CW_MUST_CHECK;
 
 #endif

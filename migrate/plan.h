@@ -127,35 +127,35 @@ typedef struct cw_plan {
     int finished;
 } cw_plan;
 
-int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err);
+int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err) CW_MUST_CHECK;
 void cw_plan_free(cw_plan *p);
 
 /* Feeds one object. Unrelated objects are ignored. A related object that is malformed (a field of
  * the wrong type, no name) fails with CW_EINVAL naming the field; the caller decides whether that
  * is fatal (offline) or recorded with cw_plan_record_error (online). `source` may be NULL. */
-int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err);
+int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err) CW_MUST_CHECK;
 int cw_plan_record_error(cw_plan *p, const char *object, const char *source, const char *message);
 
 /* Resolves names, existing RecurringJobs, conflicts and every object's final action. */
-int cw_plan_finish(cw_plan *p, cw_error *err);
+int cw_plan_finish(cw_plan *p, cw_error *err) CW_MUST_CHECK;
 
 /* Index of a Volume/StorageClass/ConfigMap item, or -1. */
 long cw_plan_find_item(const cw_plan *p, const char *kind, const char *ns, const char *name);
 
 /* The RecurringJob object to create for job j (apiVersion, metadata, spec). Caller owns it. */
-int cw_plan_job_object(const cw_plan *p, size_t j, json_object **out, cw_error *err);
+int cw_plan_job_object(const cw_plan *p, size_t j, json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* Re-decides a (re-read) object against the finished plan: fills `item` (caller frees with
  * cw_plan_item_free). Used after a 409 or when rewriting manifests. Objects holding legacy jobs
  * that the plan has never seen come back CW_ACT_CONFLICT with reason "changed since planning". */
-int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *item, cw_error *err);
+int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *item, cw_error *err) CW_MUST_CHECK;
 void cw_plan_item_free(cw_plan_item *item);
 
 /* Applies a MIGRATE decision to an object in place (labels, legacy field, selector). */
-int cw_plan_apply_item(const cw_plan_item *item, json_object *obj, cw_error *err);
+int cw_plan_apply_item(const cw_plan_item *item, json_object *obj, cw_error *err) CW_MUST_CHECK;
 /* RFC 6902 ops for a MIGRATE decision on a Volume, guarded by a test of resourceVersion. */
 int cw_plan_volume_patch(const cw_plan_item *item, json_object *vol, json_object **ops,
-                         cw_error *err);
+                         cw_error *err) CW_MUST_CHECK;
 
 /* The RecurringJob apiVersion the plan creates ("longhorn.io/v1beta2"), e.g. from discovery. */
 int cw_plan_set_rj_api_version(cw_plan *p, const char *api_version);

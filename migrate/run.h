@@ -30,6 +30,6 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan);
 /* Prints the report in the chosen format and writes --report (inputs: what was read, or NULL). */
 struct cw_inputs;
 int cw_migrate_report(const cw_plan *p, const cw_report_info *info, const cw_migrate_opts *o,
-                      const struct cw_inputs *inputs, cw_error *err);
+                      const struct cw_inputs *inputs, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -121,7 +121,9 @@ fail:
         cw_report_info partial = {"online", o->dry_run, NULL, 0};
         cw_error e2;
         cw_error_init(&e2);
-        cw_migrate_report(plan, &partial, o, NULL, &e2);
+        if (cw_migrate_report(plan, &partial, o, NULL, &e2) != CW_OK)
+            cw_log(CW_LOG_WARN, "the partial report could not be written",
+                   CW_LS("error", e2.message));
     }
 done:
     if (lease_held)

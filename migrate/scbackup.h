@@ -8,6 +8,6 @@
 
 #include "migrate/apply.h"
 
-int cw_scbackup_run(cw_apply *a, cw_plan *p, cw_error *err);
+int cw_scbackup_run(cw_apply *a, cw_plan *p, cw_error *err) CW_MUST_CHECK;
 
 #endif

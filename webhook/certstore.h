@@ -38,15 +38,15 @@ void cw_certs_store_free(cw_certs_store *s);
 /* Publishes a new pair from memory (PEM: certificate chain, leaf first; private key). On any
  * problem the current pair stays and the error says why. */
 int cw_certs_store_set_pem(cw_certs_store *s, const char *cert_pem, size_t cert_len,
-                           const char *key_pem, size_t key_len, cw_error *err);
+                           const char *key_pem, size_t key_len, cw_error *err) CW_MUST_CHECK;
 
 /* File mode: loads the pair now (failing when it is unusable) and remembers the paths. */
 int cw_certs_store_watch(cw_certs_store *s, const char *cert_path, const char *key_path,
-                         cw_error *err);
+                         cw_error *err) CW_MUST_CHECK;
 /* Reloads the files when either changed since the last look. *changed is 1 after a successful
  * swap. A refused change returns its error once and stays quiet (CW_OK) until the files change
  * again. */
-int cw_certs_store_poll(cw_certs_store *s, int *changed, cw_error *err);
+int cw_certs_store_poll(cw_certs_store *s, int *changed, cw_error *err) CW_MUST_CHECK;
 
 /* A reference to the current credential (NULL when none is loaded); release it when done. */
 cw_certs_cred *cw_certs_store_acquire(cw_certs_store *s);

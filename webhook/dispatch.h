@@ -16,6 +16,6 @@ typedef enum { CW_WEBHOOK_MUTATE = 0, CW_WEBHOOK_VALIDATE } cw_webhook_route;
  * policy function's internal error (CW_ENOMEM). */
 int cw_webhook_dispatch(const cw_policy_config *cfg, cw_webhook_route route,
                         const cw_review_request *req, cw_decision *d, const char **kind_label,
-                        cw_error *err);
+                        cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -54,7 +54,7 @@ void cw_review_request_free(cw_review_request *req);
 
 /* Parses and checks body. On failure returns CW_EINVAL (or CW_ELIMIT for depth and size limits)
  * with a message for the 400 answer; req is left empty. */
-int cw_review_decode(const char *body, size_t len, cw_review_request *req, cw_error *err);
+int cw_review_decode(const char *body, size_t len, cw_review_request *req, cw_error *err) CW_MUST_CHECK;
 
 /* Overwrites metadata.managedFields of request.object and request.oldObject with "[]" and spaces
  * (same length, so offsets are kept) when body is well-formed JSON; returns the bytes blanked.
@@ -64,7 +64,7 @@ size_t cw_review_prune(char *body, size_t len);
 /* Appends the AdmissionReview answer for req, in the apiVersion req came in. A patch is encoded
  * (patchType JSONPatch, base64 of its compact JSON) only when allowed and non-empty. */
 int cw_review_encode(const cw_review_request *req, const cw_review_response *resp, cw_buf *out,
-                     cw_error *err);
+                     cw_error *err) CW_MUST_CHECK;
 
 const char *cw_review_operation_name(cw_review_operation op);
 const char *cw_review_api_version(cw_review_version v);

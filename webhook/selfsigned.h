@@ -61,15 +61,15 @@ void cw_certs_selfsigned_free(cw_certs_selfsigned *s);
  * pair to the store and fills the caBundles. A configuration that does not exist yet is only
  * logged (it is retried on every refresh). */
 int cw_certs_selfsigned_start(cw_certs_selfsigned *s, const cw_certs_selfsigned_opts *o,
-                              cw_error *err);
+                              cw_error *err) CW_MUST_CHECK;
 /* The periodic check at `now`: same steps; on failure the served pair stays. */
-int cw_certs_selfsigned_check(cw_certs_selfsigned *s, time_t now, cw_error *err);
+int cw_certs_selfsigned_check(cw_certs_selfsigned *s, time_t now, cw_error *err) CW_MUST_CHECK;
 /* cw_certs_selfsigned_check at the current time, logging a failure (returned too). */
 int cw_certs_selfsigned_refresh(cw_certs_selfsigned *s);
 
 /* Starts the background thread that refreshes every interval seconds (30 s after a failure when
  * the interval is longer). */
-int cw_certs_selfsigned_run(cw_certs_selfsigned *s, double interval, cw_error *err);
+int cw_certs_selfsigned_run(cw_certs_selfsigned *s, double interval, cw_error *err) CW_MUST_CHECK;
 /* Asks the thread to stop and waits up to wait seconds. CW_OK when it has ended; CW_ETRANSPORT
  * when it is still inside an API call, in which case cw_certs_selfsigned_free leaves the state
  * it uses alone (the process is about to exit anyway). */

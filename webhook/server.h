@@ -49,7 +49,7 @@ typedef struct cw_webhook_server {
 
 void cw_webhook_server_init(cw_webhook_server *s);
 /* Binds and starts serving; the listening port is in s->port. */
-int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, cw_error *err);
+int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, cw_error *err) CW_MUST_CHECK;
 /* Checks the certificate files and swaps in a changed, valid pair; logs and counts the outcome
  * (a refused pair is logged once, the served one stays). Call every few seconds. */
 void cw_webhook_server_reload_certs(cw_webhook_server *s);

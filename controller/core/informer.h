@@ -40,7 +40,7 @@ typedef struct cw_informer_metrics {
     cw_metric *synced;       /* cronwarden_controller_informer_synced{resource} */
 } cw_informer_metrics;
 
-int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err);
+int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err) CW_MUST_CHECK;
 
 typedef struct cw_informer_config {
     const char *name;           /* logs and metrics ("schedules"); borrowed, like every string */
@@ -73,11 +73,11 @@ typedef struct cw_informer {
     unsigned long long lists, watches; /* totals (informer thread only) */
 } cw_informer;
 
-int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *err);
+int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *err) CW_MUST_CHECK;
 /* Stops the thread if it runs, then frees the cache. */
 void cw_informer_free(cw_informer *inf);
 /* Runs cw_informer_run on a new thread. */
-int cw_informer_start(cw_informer *inf, cw_error *err);
+int cw_informer_start(cw_informer *inf, cw_error *err) CW_MUST_CHECK;
 /* Asks the loop to end (the watch ends within about a second) and joins the thread. */
 void cw_informer_stop(cw_informer *inf);
 /* LIST, WATCH, reconnect until cw_informer_stop. */
@@ -93,7 +93,7 @@ int cw_informers_synced(cw_informer *const *infs, size_t n, char *why, size_t wh
 /* The steps of the loop, for tests. relist: a full LIST into the cache. watch: one WATCH from the
  * current resourceVersion until the server ends it (CW_OK) or it fails (err->http_status 410:
  * LIST again). */
-int cw_informer_relist(cw_informer *inf, cw_error *err);
-int cw_informer_watch(cw_informer *inf, cw_error *err);
+int cw_informer_relist(cw_informer *inf, cw_error *err) CW_MUST_CHECK;
+int cw_informer_watch(cw_informer *inf, cw_error *err) CW_MUST_CHECK;
 
 #endif

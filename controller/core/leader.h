@@ -45,9 +45,9 @@ typedef struct cw_leader {
 
 /* CW_EINVAL when renew_deadline is not shorter than lease_duration or retry_period not shorter
  * than renew_deadline (client-go's checks). */
-int cw_leader_init(cw_leader *l, const cw_leader_config *cfg, cw_error *err);
+int cw_leader_init(cw_leader *l, const cw_leader_config *cfg, cw_error *err) CW_MUST_CHECK;
 /* Starts campaigning (a thread), or leads at once when disabled. */
-int cw_leader_start(cw_leader *l, cw_error *err);
+int cw_leader_start(cw_leader *l, cw_error *err) CW_MUST_CHECK;
 int cw_leader_is_leader(cw_leader *l);
 /* Steps down: releases the Lease when held (call after the work that needs it has stopped) and
  * joins the thread. */

@@ -69,8 +69,8 @@ typedef struct cw_ctrl {
 
 /* CW_EINVAL (a usage error) for a --controllers spec that selects nothing or names an unknown
  * reconciler. */
-int cw_ctrl_init(cw_ctrl *c, const cw_ctrl_config *cfg, cw_error *err);
-int cw_ctrl_start(cw_ctrl *c, cw_error *err);
+int cw_ctrl_init(cw_ctrl *c, const cw_ctrl_config *cfg, cw_error *err) CW_MUST_CHECK;
+int cw_ctrl_start(cw_ctrl *c, cw_error *err) CW_MUST_CHECK;
 /* Periodic housekeeping (queue gauges, reconcilers' ticks, the resync); call about once a second.
  */
 void cw_ctrl_tick(cw_ctrl *c);

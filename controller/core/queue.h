@@ -61,7 +61,7 @@ typedef struct cw_queue {
 
 void cw_queue_opts_init(cw_queue_opts *o);
 /* o may be NULL for the defaults. */
-int cw_queue_init(cw_queue *q, const cw_queue_opts *o, cw_error *err);
+int cw_queue_init(cw_queue *q, const cw_queue_opts *o, cw_error *err) CW_MUST_CHECK;
 void cw_queue_free(cw_queue *q);
 
 /* Each returns CW_OK or CW_ENOMEM; after cw_queue_shutdown they do nothing. */

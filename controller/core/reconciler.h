@@ -54,7 +54,7 @@ extern const cw_reconciler_ops *const cw_reconcilers[];
  * list of names, `*` for all of them, `-name` to leave one out; NULL or "" means the defaults.
  * Unknown names and an empty result are CW_EINVAL with a message naming the known ones. */
 int cw_reconcilers_select(const cw_reconciler_ops *const *all, const char *spec,
-                          const cw_reconciler_ops **out, size_t *n, cw_error *err);
+                          const cw_reconciler_ops **out, size_t *n, cw_error *err) CW_MUST_CHECK;
 /* "schedule, recurringjob, ..." (every name, in order) into buf. */
 void cw_reconcilers_names(const cw_reconciler_ops *const *all, char *buf, size_t len,
                           int defaults_only);

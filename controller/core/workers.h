@@ -46,7 +46,7 @@ typedef struct cw_ctrl_workers {
 } cw_ctrl_workers;
 
 void cw_ctrl_workers_init(cw_ctrl_workers *w);
-int cw_ctrl_workers_start(cw_ctrl_workers *w, const cw_ctrl_workers_config *cfg, cw_error *err);
+int cw_ctrl_workers_start(cw_ctrl_workers *w, const cw_ctrl_workers_config *cfg, cw_error *err) CW_MUST_CHECK;
 /* Lets the reconciles in progress finish, then joins the threads. Shuts the queue down. */
 void cw_ctrl_workers_stop(cw_ctrl_workers *w);
 void cw_ctrl_workers_free(cw_ctrl_workers *w);

@@ -32,17 +32,17 @@ static int test_feed(void *ud, const cw_load_unit *u, cw_error *err)
 static int test_plan_run(test_plan *t, const char *yaml, cw_names_scheme scheme, int default_group)
 {
     cw_error_init(&t->err);
-    cw_tzdb_init(&t->tz, NULL, &t->err);
-    cw_policy_config_init(&t->policy);
+    assert_int_equal(cw_tzdb_init(&t->tz, NULL, &t->err), CW_OK);
+    assert_int_equal(cw_policy_config_init(&t->policy), CW_OK);
     t->policy.tzdb = &t->tz;
     cw_plan_config cfg = {.scheme = scheme,
                           .namespace = "longhorn-system",
                           .policy = &t->policy,
                           .default_group = default_group};
-    cw_plan_init(&t->plan, &cfg, &t->err);
+    assert_int_equal(cw_plan_init(&t->plan, &cfg, &t->err), CW_OK);
     t->add_rc = cw_load_text("test.yaml", yaml, strlen(yaml), test_feed, t, &t->err);
     if (t->add_rc == CW_OK)
-        cw_plan_finish(&t->plan, &t->err);
+        t->add_rc = cw_plan_finish(&t->plan, &t->err);
     return t->add_rc;
 }
 
