@@ -33,7 +33,8 @@ void cw_report_summarize(const cw_plan *p, cw_report_summary *s);
 /* 0 success; 1 errors, invalid objects or conflicts; 3 with `detailed` when changes are pending. */
 int cw_report_exit_code(const cw_report_summary *s, int detailed);
 
-int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out, cw_error *err) CW_MUST_CHECK;
+int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out,
+                   cw_error *err) CW_MUST_CHECK;
 /* Summary table plus one line per action. */
 int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out);
 

@@ -1,0 +1,139 @@
+/* lib/jsonscan: the item spans of a Kubernetes List found without parsing the whole text, the
+ * envelope parsed with the items elided, and structural errors with their line and column. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/jsonscan.h"
+
+typedef struct {
+    const char *text;
+    int rc;
+    int is_list;
+    const char *items[4]; /* each span's text */
+    const char *kind;     /* the envelope's kind, or NULL */
+    const char *message;  /* on failure */
+} scan_case;
+
+static const scan_case cases[] = {
+    {"{\"kind\":\"List\",\"items\":[{\"a\":1}, [2,3] ,\"s\\\"]\" ,4]}",
+     CW_OK,
+     1,
+     {"{\"a\":1}", "[2,3]", "\"s\\\"]\"", "4"},
+     "List",
+     NULL},
+    {"  [ {\"x\":\"}\"} , null ]  ", CW_OK, 1, {"{\"x\":\"}\"}", "null"}, NULL, NULL},
+    {"{\"apiVersion\":\"v1\",\"items\":[],\"kind\":\"VolumeList\"}",
+     CW_OK,
+     1,
+     {NULL},
+     "VolumeList",
+     NULL},
+    /* members before "items" are skipped whatever they hold */
+    {"{\"metadata\":{\"items\":[9]},\"items\":[{\"k\":[1,{\"items\":[]}]}],\"kind\":\"L\"}",
+     CW_OK,
+     1,
+     {"{\"k\":[1,{\"items\":[]}]}"},
+     "L",
+     NULL},
+    {"{\"kind\":\"Volume\",\"spec\":{}}", CW_OK, 0, {NULL}, NULL, NULL},
+    {"\"just a string\"", CW_OK, 0, {NULL}, NULL, NULL},
+    {"{\"items\":[1,]}",
+     CW_EINVAL,
+     0,
+     {NULL},
+     NULL,
+     "line 1, column 13: trailing ',' in the items array"},
+    {"{\"items\":[1 2]}",
+     CW_EINVAL,
+     0,
+     {NULL},
+     NULL,
+     "line 1, column 13: expected ',' or ']' after an item"},
+    {"{\"items\":[,1]}",
+     CW_EINVAL,
+     0,
+     {NULL},
+     NULL,
+     "line 1, column 11: unexpected ',' in the items array"},
+    {"{\"items\":[{\"a\":[1,2}\n",
+     CW_EINVAL,
+     0,
+     {NULL},
+     NULL,
+     "line 2, column 1: unexpected end of JSON input (unbalanced brackets)"},
+    {"[1,\n2]\nx",
+     CW_EINVAL,
+     0,
+     {NULL},
+     NULL,
+     "line 3, column 1: unexpected text after the JSON value"},
+    {"{\"items\":[1],\"kind\":}", CW_EINVAL, 0, {NULL}, NULL, NULL},
+};
+
+static void finds_item_spans(void **state)
+{
+    (void)state;
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        const scan_case *c = &cases[k];
+        cw_jsonscan s;
+        cw_error err;
+        cw_error_init(&err);
+        cw_jsonscan_init(&s);
+        print_message("case %zu: %s\n", k, c->text);
+        assert_int_equal(cw_jsonscan_open(&s, c->text, strlen(c->text), &err), c->rc);
+        if (c->rc != CW_OK) {
+            if (c->message)
+                assert_string_equal(err.message, c->message);
+            cw_jsonscan_free(&s);
+            continue;
+        }
+        assert_int_equal(s.is_list, c->is_list);
+        size_t n = 0;
+        while (n < 4 && c->items[n])
+            n++;
+        assert_int_equal(s.nspans, n);
+        for (size_t i = 0; i < n; i++) {
+            size_t len = s.spans[i].end - s.spans[i].start;
+            assert_int_equal(len, strlen(c->items[i]));
+            assert_memory_equal(c->text + s.spans[i].start, c->items[i], len);
+        }
+        if (c->kind)
+            assert_string_equal(json_object_get_string(json_object_object_get(s.envelope, "kind")),
+                                c->kind);
+        cw_jsonscan_free(&s);
+    }
+}
+
+static void parses_a_span_with_positions_in_the_whole_text(void **state)
+{
+    (void)state;
+    const char *text = "{\"items\":[\n  {\"a\": 1},\n  {\"b\" 2}\n]}";
+    cw_jsonscan s;
+    cw_error err;
+    cw_error_init(&err);
+    cw_jsonscan_init(&s);
+    assert_int_equal(cw_jsonscan_open(&s, text, strlen(text), &err), CW_OK);
+    assert_int_equal(s.nspans, 2);
+    json_object *o = NULL;
+    assert_int_equal(cw_json_parse_span(text, s.spans[0].start, s.spans[0].end, &o, &err), CW_OK);
+    assert_int_equal(json_object_get_int(json_object_object_get(o, "a")), 1);
+    json_object_put(o);
+    assert_int_equal(cw_json_parse_span(text, s.spans[1].start, s.spans[1].end, &o, &err),
+                     CW_EINVAL);
+    assert_string_equal(err.message,
+                        "line 3, column 8: object property name separator ':' expected");
+    cw_jsonscan_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(finds_item_spans),
+        cmocka_unit_test(parses_a_span_with_positions_in_the_whole_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
