@@ -23,7 +23,7 @@ static struct {
     char *kubeconfig, *context, *namespace, *velero_namespace, *from, *output, *patch,
         *default_group;
     double window, step;
-    long long max_starts;
+    long long max_starts, max_input_bytes;
     int suggest;
 } o;
 
@@ -35,6 +35,15 @@ static const cw_opt opts[] = {
      .help = "read manifests instead of the cluster: a file, a directory (recursive) or - for "
              "stdin; later objects replace earlier ones of the same kind, namespace and name",
      .target = &o.from_files,
+     .no_env = 1},
+    {.name = "max-input-bytes",
+     .type = CW_OPT_INT,
+     .metavar = "N",
+     .help = "refuse more manifests than N bytes in all",
+     .target = &o.max_input_bytes,
+     .def = "1073741824",
+     .min = 1,
+     .max = 1LL << 50,
      .no_env = 1},
     {.name = "kubeconfig",
      .type = CW_OPT_STRING,
@@ -169,6 +178,8 @@ static int feed_files(cw_audit *a, cw_error *err)
     cw_strlist_init(&files);
     feed_ctx ctx = {a};
     int rc = cw_load_expand(&o.from_files, &files, err);
+    if (rc == CW_OK)
+        rc = cw_load_check_budget(&files, o.max_input_bytes, err);
     for (size_t i = 0; rc == CW_OK && i < files.len; i++)
         rc = cw_load_file(files.items[i], feed_unit, &ctx, err);
     cw_strlist_free(&files);

@@ -46,6 +46,14 @@ int cw_cmd_migrate(int argc, char **argv)
          .help = "offline: write migrated manifests (mirroring the input tree) and "
                  "recurringjobs.yaml here",
          .target = &o.output_dir},
+        {.name = "max-input-bytes",
+         .type = CW_OPT_INT,
+         .metavar = "N",
+         .help = "offline: refuse more input than N bytes in all (memory stays near 10 times it)",
+         .target = &o.max_input_bytes,
+         .def = "1073741824",
+         .min = 1,
+         .max = 1LL << 50},
         {.name = "overwrite",
          .type = CW_OPT_BOOL,
          .help =

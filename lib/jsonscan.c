@@ -1,7 +1,9 @@
 #include "lib/jsonscan.h"
+#include "lib/strmap.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +156,104 @@ done:
     return rc;
 }
 
+/* ---- duplicate keys ---- */
+
+/* The text of a key: the bytes between the quotes, or, with escapes, the decoded string. */
+static char *key_text(const char *d, size_t start, size_t end)
+{
+    if (!memchr(d + start, '\\', end - start))
+        return strndup(d + start + 1, end - start - 2);
+    json_object *o = NULL;
+    char *out = NULL;
+    if (parse_span(d, start, end, &o, &(size_t){0}, &(const char *){NULL}) == CW_OK)
+        out = strdup(json_object_get_string(o));
+    json_object_put(o);
+    return out;
+}
+
+static int dup_value(const char *d, size_t *i, size_t end, size_t *bad, char **key);
+
+/* One object of an already parsed text: its members' keys must differ (json-c keeps the last of
+ * two silently; Kubernetes' strict decoding refuses them). */
+static int dup_object(const char *d, size_t *i, size_t end, size_t *bad, char **key)
+{
+    cw_strmap seen;
+    cw_strmap_init(&seen);
+    int rc = CW_OK;
+    size_t p = skip_ws(d, *i + 1, end);
+    while (rc == CW_OK && p < end && d[p] != '}') {
+        size_t kend = skip_string(d, p, end);
+        char *k = kend == NOPE ? NULL : key_text(d, p, kend);
+        if (!k) {
+            rc = CW_ENOMEM;
+            break;
+        }
+        int put = cw_strmap_put(&seen, k, strlen(k), NULL, NULL);
+        if (put == 0) {
+            *bad = p;
+            *key = k;
+            rc = CW_EINVAL;
+            break;
+        }
+        free(k);
+        if (put < 0) {
+            rc = CW_ENOMEM;
+            break;
+        }
+        p = skip_ws(d, kend, end) + 1; /* the ':' */
+        p = skip_ws(d, p, end);
+        if ((rc = dup_value(d, &p, end, bad, key)) != CW_OK)
+            break;
+        p = skip_ws(d, p, end);
+        if (p < end && d[p] == ',')
+            p = skip_ws(d, p + 1, end);
+    }
+    cw_strmap_free(&seen, NULL);
+    *i = p + 1;
+    return rc;
+}
+
+static int dup_value(const char *d, size_t *i, size_t end, size_t *bad, char **key)
+{
+    if (*i >= end)
+        return CW_OK;
+    if (d[*i] == '{')
+        return dup_object(d, i, end, bad, key);
+    if (d[*i] == '[') {
+        size_t p = skip_ws(d, *i + 1, end);
+        while (p < end && d[p] != ']') {
+            int rc = dup_value(d, &p, end, bad, key);
+            if (rc != CW_OK)
+                return rc;
+            p = skip_ws(d, p, end);
+            if (p < end && d[p] == ',')
+                p = skip_ws(d, p + 1, end);
+        }
+        *i = p + 1;
+        return CW_OK;
+    }
+    size_t v = skip_value(d, *i, end);
+    *i = v == NOPE ? end : v;
+    return CW_OK;
+}
+
+/* After a successful parse of data[start, end): CW_EINVAL naming the first duplicate key. */
+static int check_duplicates(const char *data, size_t start, size_t end, cw_error *err)
+{
+    size_t i = skip_ws(data, start, end), bad = 0;
+    char *key = NULL;
+    int rc = dup_value(data, &i, end, &bad, &key);
+    if (rc == CW_ENOMEM)
+        return cw_error_oom(err);
+    if (rc != CW_OK) {
+        char what[300];
+        snprintf(what, sizeof(what), "duplicate key \"%.200s\"", key);
+        free(key);
+        return fail_at(data, bad, err, what);
+    }
+    return CW_OK;
+}
+
 int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out, cw_error *err)
 {
     size_t bad = 0;
@@ -163,7 +263,11 @@ int cw_json_parse_span(const char *data, size_t start, size_t end, json_object *
         return cw_error_oom(err);
     if (rc != CW_OK)
         return fail_at(data, bad, err, why);
-    return CW_OK;
+    if ((rc = check_duplicates(data, start, end, err)) != CW_OK) {
+        json_object_put(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 static int add_span(cw_jsonscan *s, size_t start, size_t end)

@@ -1,4 +1,5 @@
 #include "lib/yaml.h"
+#include "lib/strmap.h"
 #include "lib/grow.h"
 
 #include <errno.h>
@@ -229,6 +230,9 @@ static void resolve_plain(const char *s, resolved *r)
 
 /* ---- parser ---- */
 
+#define CW_YAML_FREE_NODES     100000
+#define CW_YAML_BYTES_PER_NODE 16
+
 typedef struct anchor {
     char *name;
     json_object *value;
@@ -246,12 +250,15 @@ typedef struct frame {
 
 typedef struct parse_ctx {
     const cw_yaml_limits *lim;
+    size_t len;
     frame *stack;
     size_t depth, cap;
     anchor *anchors;
     size_t nanchors, anchors_cap;
+    cw_strmap anchor_index; /* name -> index + 1: a lookup per alias, not a scan (60k anchors) */
     size_t nodes;
     size_t alias_nodes; /* of nodes, those that alias expansions added */
+    size_t total_nodes, budget; /* over every document; see cw_yaml_parse */
     json_object *root;
     int have_root;
     cw_error *err;
@@ -277,24 +284,36 @@ static void clear_anchors(parse_ctx *c)
         json_object_put(c->anchors[i].value);
     }
     c->nanchors = 0;
+    cw_strmap_free(&c->anchor_index, NULL);
+}
+
+/* The anchor called name, or NULL. A redefinition replaces the value (YAML: the latest wins). */
+static anchor *find_anchor(parse_ctx *c, const char *name)
+{
+    void *v = NULL;
+    return cw_strmap_get(&c->anchor_index, name, strlen(name), &v)
+               ? &c->anchors[(uintptr_t)v - 1]
+               : NULL;
 }
 
 static int add_anchor(parse_ctx *c, const char *name, json_object *v, size_t nodes)
 {
-    for (size_t i = 0; i < c->nanchors; i++) {
-        if (strcmp(c->anchors[i].name, name) == 0) {
-            json_object_put(c->anchors[i].value);
-            c->anchors[i].value = json_object_get(v);
-            c->anchors[i].nodes = nodes;
-            return CW_OK;
-        }
+    anchor *a = find_anchor(c, name);
+    if (a) {
+        json_object_put(a->value);
+        a->value = json_object_get(v);
+        a->nodes = nodes;
+        return CW_OK;
     }
     if (cw_grow((void **)&c->anchors, &c->anchors_cap, c->nanchors, sizeof(*c->anchors), 8) !=
         CW_OK)
         return CW_ENOMEM;
     char *n = strdup(name);
-    if (!n)
+    if (!n || cw_strmap_put(&c->anchor_index, name, strlen(name),
+                            (void *)(uintptr_t)(c->nanchors + 1), NULL) < 0) {
+        free(n);
         return CW_ENOMEM;
+    }
     c->anchors[c->nanchors++] = (anchor){n, json_object_get(v), nodes};
     return CW_OK;
 }
@@ -377,9 +396,15 @@ static int expecting_key(parse_ctx *c)
 static int count_node(parse_ctx *c, size_t n)
 {
     c->nodes += n;
+    c->total_nodes += n;
     if (c->nodes > c->lim->max_nodes)
         return at(c, CW_ELIMIT, "document too large: more than %zu nodes (alias expansion?)",
                   c->lim->max_nodes);
+    if (c->total_nodes > c->budget)
+        return at(c, CW_ELIMIT,
+                  "more than %zu values in %zu bytes of YAML (one per %d bytes beyond the first "
+                  "%d): refused so that memory stays near 10 times the input",
+                  c->budget, c->len, CW_YAML_BYTES_PER_NODE, CW_YAML_FREE_NODES);
     return CW_OK;
 }
 
@@ -484,27 +509,25 @@ static int on_scalar(parse_ctx *c, const yaml_event_t *ev)
 static int on_alias(parse_ctx *c, const yaml_event_t *ev)
 {
     const char *name = (const char *)ev->data.alias.anchor;
-    for (size_t i = c->nanchors; i-- > 0;) {
-        if (strcmp(c->anchors[i].name, name) != 0)
-            continue;
-        /* the alias node itself, then what it expands to (as go-yaml counts) */
-        int rc = count_node(c, 1);
-        if (rc != CW_OK || (rc = count_alias(c, c->anchors[i].nodes)) != CW_OK)
-            return rc;
-        json_object *v = c->anchors[i].value;
-        if (expecting_key(c)) {
-            if (!json_object_is_type(v, json_type_string))
-                return at(c, CW_EINVAL, "alias *%s used as a key must be a string", name);
-            frame *f = top(c);
-            f->key = strdup(json_object_get_string(v));
-            return f->key ? CW_OK : cw_error_oom(c->err);
-        }
-        json_object *copy = NULL;
-        if (v && json_object_deep_copy(v, &copy, NULL) != 0)
-            return cw_error_oom(c->err);
-        return place(c, copy, NULL, 0);
+    anchor *a = find_anchor(c, name);
+    if (!a)
+        return at(c, CW_EINVAL, "unknown anchor '%s' referenced", name);
+    /* the alias node itself, then what it expands to (as go-yaml counts) */
+    int rc = count_node(c, 1);
+    if (rc != CW_OK || (rc = count_alias(c, a->nodes)) != CW_OK)
+        return rc;
+    json_object *v = a->value;
+    if (expecting_key(c)) {
+        if (!json_object_is_type(v, json_type_string))
+            return at(c, CW_EINVAL, "alias *%s used as a key must be a string", name);
+        frame *f = top(c);
+        f->key = strdup(json_object_get_string(v));
+        return f->key ? CW_OK : cw_error_oom(c->err);
     }
-    return at(c, CW_EINVAL, "unknown anchor '%s' referenced", name);
+    json_object *copy = NULL;
+    if (v && json_object_deep_copy(v, &copy, NULL) != 0)
+        return cw_error_oom(c->err);
+    return place(c, copy, NULL, 0);
 }
 
 static int on_start(parse_ctx *c, const yaml_event_t *ev, int mapping)
@@ -520,7 +543,8 @@ static int on_start(parse_ctx *c, const yaml_event_t *ev, int mapping)
         return cw_error_oom(c->err);
     const yaml_char_t *anc =
         mapping ? ev->data.mapping_start.anchor : ev->data.sequence_start.anchor;
-    frame f = {mapping ? json_object_new_object() : json_object_new_array(),
+    /* json-c's default array holds 32 slots: 256 bytes for every `[]`; grow from 2 instead */
+    frame f = {mapping ? json_object_new_object() : json_object_new_array_ext(2),
                NULL,
                c->nodes,
                anc ? strdup((const char *)anc) : NULL,
@@ -605,6 +629,11 @@ int cw_yaml_parse(const char *data, size_t len, const cw_yaml_limits *limits, cw
         cur.byte = 3; /* libyaml does not count the byte order mark */
     c.lim = limits ? limits : &defaults;
     c.err = err;
+    /* A value costs json-c about 150 bytes (an empty flow list `[]`, three bytes of YAML, made
+     * 50 times its size): beyond a fixed allowance, one value per 16 bytes keeps memory near 10x
+     * the input. Kubernetes manifests hold one value per 10-30 bytes of YAML. */
+    c.len = len;
+    c.budget = (size_t)CW_YAML_FREE_NODES + len / CW_YAML_BYTES_PER_NODE;
     if (!yaml_parser_initialize(&parser))
         return cw_error_oom(err);
     yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);

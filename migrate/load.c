@@ -262,3 +262,21 @@ int cw_load_file(const char *path, cw_load_fn fn, void *ud, cw_error *err)
     free(data);
     return rc;
 }
+
+int cw_load_check_budget(const cw_strlist *files, long long max_bytes, cw_error *err)
+{
+    long long total = 0;
+    for (size_t i = 0; i < files->len; i++) {
+        struct stat st;
+        if (strcmp(files->items[i], "-") == 0 || stat(files->items[i], &st) != 0 ||
+            !S_ISREG(st.st_mode))
+            continue;
+        total += (long long)st.st_size;
+        if (total > max_bytes)
+            return cw_error_set(err, CW_ELIMIT,
+                                "%s: the input reaches %lld bytes here, more than "
+                                "--max-input-bytes %lld; raise it to read more",
+                                files->items[i], total, max_bytes);
+    }
+    return CW_OK;
+}

@@ -27,6 +27,10 @@ typedef int (*cw_load_fn)(void *ud, const cw_load_unit *u, cw_error *err);
  * "-" means standard input. */
 int cw_load_expand(const cw_strlist *paths, cw_strlist *files, cw_error *err) CW_MUST_CHECK;
 
+/* Refuses input larger than max_bytes in all (regular files; standard input is not sized in
+ * advance): CW_ELIMIT naming the file that crosses the budget and the flag that raises it. */
+int cw_load_check_budget(const cw_strlist *files, long long max_bytes, cw_error *err) CW_MUST_CHECK;
+
 /* JSON when the first non-blank byte is '{' or '[', YAML otherwise. */
 cw_load_format cw_load_detect(const char *data, size_t len);
 

@@ -166,6 +166,11 @@ int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
                         "files instead\n");
         goto done;
     }
+    if (cw_load_check_budget(&files, o->max_input_bytes > 0 ? o->max_input_bytes : 1LL << 30,
+                             &err) != CW_OK) {
+        fprintf(stderr, "cronwarden migrate: %s\n", err.message);
+        goto done;
+    }
     /* Nothing written may be something read: checked before anything is read or written. */
     if (cw_inputs_init(&inputs, &files, &err) != CW_OK ||
         (o->report && *o->report && cw_report_path_check(o->report, &inputs, &err) != CW_OK)) {

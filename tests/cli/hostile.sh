@@ -80,7 +80,29 @@ run 1 "$CW" migrate --from-file in --output-dir out-crash
 assert_eq "8" "$(find out-crash -type f | wc -l)" "the complete tree after a rerun"
 unchanged "crash"
 
-# 6. Peak memory of the audit of the example stays small (GNU time's maximum resident set).
+# 6. Bounded resources on hostile input: memory near 10x the input, linear time, clear refusals.
+python3 -c "print('a: [' + ','.join(['[[],[]]'] * 700000) + ']')" > flows.yaml   # 5.6 MB
+/usr/bin/time -f '%M %e' -o flows.time "$CW" migrate --from-file flows.yaml >/dev/null 2>"$TMP/err" || true
+assert_file_contains "$TMP/err" "refused so that memory stays near 10 times the input" "nested flow lists"
+read -r kib secs < <(tail -n 1 flows.time)
+[ "$kib" -lt $((12 * 5600 + 20000)) ] || fail "nested flow lists: peak RSS $kib KiB for 5.6 MB"
+python3 -c "
+import sys
+sys.stdout.write('a:\n' + ''.join('  k%d: &a%d v\n' % (i, i) for i in range(60000)) + 'b: [' + ','.join('*a%d' % i for i in range(0, 60000, 7)) + ']\n')" > anchors.yaml
+/usr/bin/time -f '%M %e' -o anchors.time "$CW" migrate --from-file anchors.yaml >/dev/null 2>&1 || true
+read -r kib secs < <(tail -n 1 anchors.time)
+awk -v s="$secs" 'BEGIN { exit !(s < 1.5) }' || fail "60,000 anchors took ${secs}s (quadratic?)"
+run 2 "$CW" migrate --from-file in --max-input-bytes 50000
+assert_file_contains "$TMP/err" "more than --max-input-bytes 50000; raise it to read more" "input budget"
+printf '{"apiVersion":"longhorn.io/v1beta1","kind":"Volume",\n "metadata":{"name":"a","labels":{"x":"1","\\u0078":"2"}}}\n' > dup.json
+run 2 "$CW" migrate --from-file dup.json
+assert_eq "cronwarden migrate: dup.json: line 2, column 43: duplicate key \"x\"" "$(cat "$TMP/err")" "JSON duplicate keys are refused"
+printf 'apiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata: {name: a}\nmetadata: {name: b}\n' > dup.yaml
+run 2 "$CW" migrate --from-file dup.yaml
+assert_file_contains "$TMP/err" 'duplicate mapping key "metadata"' "YAML duplicate keys are refused"
+unchanged "resources"
+
+# 7. Peak memory of the audit of the example stays small (GNU time's maximum resident set).
 /usr/bin/time -f '%M' -o mem.txt "$CW" migrate --from-file in -o json >/dev/null 2>&1 || true
 PEAK=$(tail -n 1 mem.txt)
 [ "$PEAK" -lt 65536 ] || fail "peak RSS $PEAK KiB for the example"

@@ -129,11 +129,46 @@ static void parses_a_span_with_positions_in_the_whole_text(void **state)
     cw_jsonscan_free(&s);
 }
 
+/* Keys must differ within an object, as Kubernetes' strict decoding (and the YAML reader) wants;
+ * json-c alone would keep the last silently. */
+static void refuses_duplicate_keys(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *message; /* NULL: accepted */
+    } dups[] = {
+        {"{\"a\":1,\"b\":{\"a\":2},\"A\":3}", NULL},
+        {"[{\"a\":1},{\"a\":2}]", NULL},
+        {"{\"a\":1,\"a\":2}", "line 1, column 8: duplicate key \"a\""},
+        {"{\"m\":{\"x\":[{\"k\":1,\n \"k\":1}]}}", "line 2, column 2: duplicate key \"k\""},
+        {"{\"x\":1,\"\\u0078\":2}", "line 1, column 8: duplicate key \"x\""},
+        {"{\"s\":\"{\\\"a\\\":1,\\\"a\\\":2}\"}", NULL}, /* inside a string: text */
+    };
+    for (size_t k = 0; k < sizeof(dups) / sizeof(dups[0]); k++) {
+        json_object *o = NULL;
+        cw_error err;
+        cw_error_init(&err);
+        const char *t = dups[k].text;
+        int rc = cw_json_parse_span(t, 0, strlen(t), &o, &err);
+        print_message("case %zu: %s\n", k, t);
+        if (!dups[k].message) {
+            assert_int_equal(rc, CW_OK);
+            json_object_put(o);
+            continue;
+        }
+        assert_int_equal(rc, CW_EINVAL);
+        assert_null(o);
+        assert_string_equal(err.message, dups[k].message);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_item_spans),
         cmocka_unit_test(parses_a_span_with_positions_in_the_whole_text),
+        cmocka_unit_test(refuses_duplicate_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
