@@ -1,4 +1,5 @@
 #include "lib/jsonscan.h"
+#include "lib/jsonwalk.h"
 #include "lib/strmap.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
@@ -158,100 +159,84 @@ done:
 
 /* ---- duplicate keys ---- */
 
-/* The text of a key: the bytes between the quotes, or, with escapes, the decoded string. */
-static char *key_text(const char *d, size_t start, size_t end)
+/* One set of keys per open object (the walk's nesting is bounded by json-c's depth). */
+typedef struct dup_ctx {
+    cw_strmap keys[JSON_TOKENER_DEFAULT_DEPTH + 1];
+    size_t depth;
+    const char *text;
+    size_t bad;
+    char *key; /* the duplicate, decoded */
+} dup_ctx;
+
+static int dup_begin(void *ud, int ctx)
 {
-    if (!memchr(d + start, '\\', end - start))
-        return strndup(d + start + 1, end - start - 2);
+    (void)ctx;
+    dup_ctx *d = ud;
+    cw_strmap_init(&d->keys[d->depth++]);
+    return 0;
+}
+
+static int dup_end(void *ud, int ctx)
+{
+    (void)ctx;
+    dup_ctx *d = ud;
+    cw_strmap_free(&d->keys[--d->depth], NULL);
+    return 0;
+}
+
+/* The key as json-c sees it: the raw text, or with escapes, the decoded string. */
+static char *decode_key(const char *text, const char *key, size_t len)
+{
+    if (!memchr(key, '\\', len))
+        return strndup(key, len);
     json_object *o = NULL;
     char *out = NULL;
-    if (parse_span(d, start, end, &o, &(size_t){0}, &(const char *){NULL}) == CW_OK)
+    size_t start = (size_t)(key - text) - 1, bad;
+    const char *why;
+    if (parse_span(text, start, start + len + 2, &o, &bad, &why) == CW_OK)
         out = strdup(json_object_get_string(o));
     json_object_put(o);
     return out;
 }
 
-static int dup_value(const char *d, size_t *i, size_t end, size_t *bad, char **key);
-
-/* One object of an already parsed text: its members' keys must differ (json-c keeps the last of
- * two silently; Kubernetes' strict decoding refuses them). */
-static int dup_object(const char *d, size_t *i, size_t end, size_t *bad, char **key)
+static int dup_member(void *ud, int ctx, const char *key, size_t len, size_t vs, size_t ve)
 {
-    cw_strmap seen;
-    cw_strmap_init(&seen);
-    int rc = CW_OK;
-    size_t p = skip_ws(d, *i + 1, end);
-    while (rc == CW_OK && p < end && d[p] != '}') {
-        size_t kend = skip_string(d, p, end);
-        char *k = kend == NOPE ? NULL : key_text(d, p, kend);
-        if (!k) {
-            rc = CW_ENOMEM;
-            break;
-        }
-        int put = cw_strmap_put(&seen, k, strlen(k), NULL, NULL);
-        if (put == 0) {
-            *bad = p;
-            *key = k;
-            rc = CW_EINVAL;
-            break;
-        }
-        free(k);
-        if (put < 0) {
-            rc = CW_ENOMEM;
-            break;
-        }
-        p = skip_ws(d, kend, end) + 1; /* the ':' */
-        p = skip_ws(d, p, end);
-        if ((rc = dup_value(d, &p, end, bad, key)) != CW_OK)
-            break;
-        p = skip_ws(d, p, end);
-        if (p < end && d[p] == ',')
-            p = skip_ws(d, p + 1, end);
+    (void)ctx;
+    (void)vs;
+    (void)ve;
+    dup_ctx *d = ud;
+    char *k = decode_key(d->text, key, len);
+    if (!k)
+        return CW_ENOMEM;
+    int put = cw_strmap_put(&d->keys[d->depth - 1], k, strlen(k), NULL, NULL);
+    if (put == 0) {
+        d->bad = (size_t)(key - d->text) - 1; /* the key's opening quote */
+        d->key = k;
+        return CW_EINVAL;
     }
-    cw_strmap_free(&seen, NULL);
-    *i = p + 1;
-    return rc;
-}
-
-static int dup_value(const char *d, size_t *i, size_t end, size_t *bad, char **key)
-{
-    if (*i >= end)
-        return CW_OK;
-    if (d[*i] == '{')
-        return dup_object(d, i, end, bad, key);
-    if (d[*i] == '[') {
-        size_t p = skip_ws(d, *i + 1, end);
-        while (p < end && d[p] != ']') {
-            int rc = dup_value(d, &p, end, bad, key);
-            if (rc != CW_OK)
-                return rc;
-            p = skip_ws(d, p, end);
-            if (p < end && d[p] == ',')
-                p = skip_ws(d, p + 1, end);
-        }
-        *i = p + 1;
-        return CW_OK;
-    }
-    size_t v = skip_value(d, *i, end);
-    *i = v == NOPE ? end : v;
-    return CW_OK;
+    free(k);
+    return put < 0 ? CW_ENOMEM : 0;
 }
 
 /* After a successful parse of data[start, end): CW_EINVAL naming the first duplicate key. */
 static int check_duplicates(const char *data, size_t start, size_t end, cw_error *err)
 {
-    size_t i = skip_ws(data, start, end), bad = 0;
-    char *key = NULL;
-    int rc = dup_value(data, &i, end, &bad, &key);
+    static const cw_json_walk_ops ops = {
+        .object_begin = dup_begin, .member = dup_member, .object_end = dup_end};
+    dup_ctx d = {.text = data};
+    int rc = cw_json_walk(data + start, end - start, JSON_TOKENER_DEFAULT_DEPTH, &ops, &d, 0,
+                          &(size_t){0});
+    while (d.depth) /* a stopped walk leaves its sets open */
+        cw_strmap_free(&d.keys[--d.depth], NULL);
     if (rc == CW_ENOMEM)
         return cw_error_oom(err);
-    if (rc != CW_OK) {
+    if (rc == CW_EINVAL && d.key) {
         char what[300];
-        snprintf(what, sizeof(what), "duplicate key \"%.200s\"", key);
-        free(key);
-        return fail_at(data, bad, err, what);
+        snprintf(what, sizeof(what), "duplicate key \"%.200s\"", d.key);
+        free(d.key);
+        return fail_at(data, d.bad, err, what);
     }
-    return CW_OK;
+    return CW_OK; /* json-c accepted the text; the walk has nothing else to add */
 }
 
 int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out, cw_error *err)

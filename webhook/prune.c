@@ -10,245 +10,64 @@
 
 #include <string.h>
 
+#include "lib/jsonwalk.h"
 #include "lib/utf8.h"
 
 #define MAX_SPANS 8
 
+/* Where a member leads (the walk's contexts). */
 enum where { ANY, ROOT, REQUEST, OBJECT, METADATA };
 
-typedef struct scan {
-    const char *s;
-    size_t len, pos;
-    int depth;
-    size_t spans[MAX_SPANS][2];
-    size_t nspans;
-} scan;
+typedef struct spans {
+    size_t at[MAX_SPANS][2];
+    size_t n;
+} spans;
 
-static int value(scan *c, enum where w);
-
-static void ws(scan *c)
+static int key_is(const char *key, size_t len, const char *want)
 {
-    while (c->pos < c->len && (c->s[c->pos] == ' ' || c->s[c->pos] == '\t' ||
-                               c->s[c->pos] == '\n' || c->s[c->pos] == '\r'))
-        c->pos++;
+    return len == strlen(want) && memcmp(key, want, len) == 0;
 }
 
-static int is_hex(char ch)
+static int enter(void *ud, int w, const char *key, size_t len)
 {
-    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f') || (ch >= 'A' && ch <= 'F');
-}
-
-/* A string at c->pos (the opening quote); its raw content span goes to start/end. Bytes >= 0x80
- * are left to the parser's UTF-8 check, except in what is blanked (cw_utf8_invalid_at). */
-static int string(scan *c, size_t *start, size_t *end)
-{
-    const unsigned char *s = (const unsigned char *)c->s;
-    const size_t len = c->len;
-    size_t i = ++c->pos;
-    *start = i;
-    for (;;) {
-        /* Plain bytes are the bulk: skip them in a tight loop. */
-        while (i < len && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\')
-            i++;
-        c->pos = i;
-        if (i >= c->len)
-            return 0;
-        unsigned char ch = s[i];
-        if (ch == '"') {
-            *end = c->pos++;
-            return 1;
-        }
-        if (ch < 0x20)
-            return 0;
-        if (ch == '\\') {
-            if (c->pos + 1 >= c->len)
-                return 0;
-            char e = c->s[c->pos + 1];
-            if (e == 'u') {
-                if (c->pos + 5 >= c->len || !is_hex(c->s[c->pos + 2]) ||
-                    !is_hex(c->s[c->pos + 3]) || !is_hex(c->s[c->pos + 4]) ||
-                    !is_hex(c->s[c->pos + 5]))
-                    return 0;
-                i += 6;
-                continue;
-            }
-            if (e == '\0' || !strchr("\"\\/bfnrt", e))
-                return 0;
-            i += 2;
-            continue;
-        }
-    }
-}
-
-static int digits(scan *c)
-{
-    size_t from = c->pos;
-    while (c->pos < c->len && c->s[c->pos] >= '0' && c->s[c->pos] <= '9')
-        c->pos++;
-    return c->pos > from;
-}
-
-/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
-static int number(scan *c)
-{
-    if (c->s[c->pos] == '-')
-        c->pos++;
-    if (c->pos < c->len && c->s[c->pos] == '0')
-        c->pos++;
-    else if (!digits(c))
-        return 0;
-    if (c->pos < c->len && c->s[c->pos] == '.') {
-        c->pos++;
-        if (!digits(c))
-            return 0;
-    }
-    if (c->pos < c->len && (c->s[c->pos] == 'e' || c->s[c->pos] == 'E')) {
-        c->pos++;
-        if (c->pos < c->len && (c->s[c->pos] == '+' || c->s[c->pos] == '-'))
-            c->pos++;
-        if (!digits(c))
-            return 0;
-    }
-    return 1;
-}
-
-static int literal(scan *c, const char *word)
-{
-    size_t n = strlen(word);
-    if (c->len - c->pos < n || memcmp(c->s + c->pos, word, n) != 0)
-        return 0;
-    c->pos += n;
-    return 1;
-}
-
-static int key_is(const scan *c, size_t start, size_t end, const char *key)
-{
-    return end - start == strlen(key) && memcmp(c->s + start, key, end - start) == 0;
-}
-
-/* Where a member leads, seen from the object it is in. */
-static enum where child(const scan *c, enum where w, size_t ks, size_t ke)
-{
-    if (w == ROOT && key_is(c, ks, ke, "request"))
+    (void)ud;
+    if (w == ROOT && key_is(key, len, "request"))
         return REQUEST;
-    if (w == REQUEST && (key_is(c, ks, ke, "object") || key_is(c, ks, ke, "oldObject")))
+    if (w == REQUEST && (key_is(key, len, "object") || key_is(key, len, "oldObject")))
         return OBJECT;
-    if (w == OBJECT && key_is(c, ks, ke, "metadata"))
+    if (w == OBJECT && key_is(key, len, "metadata"))
         return METADATA;
     return ANY;
 }
 
-static int object(scan *c, enum where w)
+static int member(void *ud, int w, const char *key, size_t len, size_t vstart, size_t vend)
 {
-    size_t ks, ke;
-    c->pos++;
-    ws(c);
-    if (c->pos < c->len && c->s[c->pos] == '}') {
-        c->pos++;
-        return 1;
+    spans *sp = ud;
+    if (w == METADATA && key_is(key, len, "managedFields") && sp->n < MAX_SPANS) {
+        sp->at[sp->n][0] = vstart;
+        sp->at[sp->n][1] = vend;
+        sp->n++;
     }
-    for (;;) {
-        ws(c);
-        if (c->pos >= c->len || c->s[c->pos] != '"' || !string(c, &ks, &ke))
-            return 0;
-        ws(c);
-        if (c->pos >= c->len || c->s[c->pos] != ':')
-            return 0;
-        c->pos++;
-        ws(c);
-        size_t vs = c->pos;
-        if (!value(c, child(c, w, ks, ke)))
-            return 0;
-        if (w == METADATA && key_is(c, ks, ke, "managedFields") && c->nspans < MAX_SPANS) {
-            c->spans[c->nspans][0] = vs;
-            c->spans[c->nspans][1] = c->pos;
-            c->nspans++;
-        }
-        ws(c);
-        if (c->pos < c->len && c->s[c->pos] == ',') {
-            c->pos++;
-            continue;
-        }
-        if (c->pos < c->len && c->s[c->pos] == '}') {
-            c->pos++;
-            return 1;
-        }
-        return 0;
-    }
-}
-
-static int array(scan *c)
-{
-    c->pos++;
-    ws(c);
-    if (c->pos < c->len && c->s[c->pos] == ']') {
-        c->pos++;
-        return 1;
-    }
-    for (;;) {
-        ws(c);
-        if (!value(c, ANY))
-            return 0;
-        ws(c);
-        if (c->pos < c->len && c->s[c->pos] == ',') {
-            c->pos++;
-            continue;
-        }
-        if (c->pos < c->len && c->s[c->pos] == ']') {
-            c->pos++;
-            return 1;
-        }
-        return 0;
-    }
-}
-
-static int value(scan *c, enum where w)
-{
-    size_t a, b;
-    int ok;
-    ws(c);
-    if (c->pos >= c->len)
-        return 0;
-    char ch = c->s[c->pos];
-    if (ch == '{' || ch == '[') {
-        if (++c->depth > CW_REVIEW_MAX_DEPTH)
-            return 0;
-        ok = ch == '{' ? object(c, w) : array(c);
-        c->depth--;
-        return ok;
-    }
-    if (ch == '"')
-        return string(c, &a, &b);
-    if (ch == 't')
-        return literal(c, "true");
-    if (ch == 'f')
-        return literal(c, "false");
-    if (ch == 'n')
-        return literal(c, "null");
-    if (ch == '-' || (ch >= '0' && ch <= '9'))
-        return number(c);
     return 0;
 }
 
 size_t cw_review_prune(char *body, size_t len)
 {
-    scan c = {.s = body, .len = len};
+    static const cw_json_walk_ops ops = {.enter = enter, .member = member};
+    spans sp = {.n = 0};
     size_t blanked = 0;
     if (!memmem(body, len, "\"managedFields\"", 15))
         return 0; /* the common case of clients that do not track fields: no scan at all */
-    if (!value(&c, ROOT))
+    if (cw_json_walk(body, len, CW_REVIEW_MAX_DEPTH, &ops, &sp, ROOT, NULL) != CW_OK)
         return 0;
-    ws(&c);
-    if (c.pos != len)
-        return 0;
-    for (size_t i = 0; i < c.nspans; i++) {
+    for (size_t i = 0; i < sp.n; i++) {
         /* cw_review_decode checks UTF-8 in what is kept; what would be blanked is checked here */
-        size_t span = c.spans[i][1] - c.spans[i][0];
-        if (cw_utf8_invalid_at(body + c.spans[i][0], span) < span)
+        size_t span = sp.at[i][1] - sp.at[i][0];
+        if (cw_utf8_invalid_at(body + sp.at[i][0], span) < span)
             return 0;
     }
-    for (size_t i = 0; i < c.nspans; i++) {
-        size_t start = c.spans[i][0], end = c.spans[i][1];
+    for (size_t i = 0; i < sp.n; i++) {
+        size_t start = sp.at[i][0], end = sp.at[i][1];
         if (end - start < 2)
             continue; /* a number or the like: nothing worth blanking */
         body[start] = '[';
