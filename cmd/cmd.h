@@ -40,4 +40,9 @@ void cw_cmd_trim_heap(void);
 int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err) CW_MUST_CHECK;
 void cw_cmd_policy_free(cw_policy_config *policy, cw_tzdb *tzdb);
 
+/* The checks every command runs on the same kind of flag, with one wording (exit 2 on failure):
+ * a namespace name (empty allowed when empty_ok), and a recurring-job group name (empty: none). */
+int cw_cmd_check_namespace(const char *flag, const char *ns, int empty_ok, cw_error *err);
+int cw_cmd_check_group(const char *flag, const char *group, cw_error *err);
+
 #endif

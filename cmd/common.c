@@ -7,6 +7,8 @@
 #endif
 
 #include "cmd/cmd.h"
+#include "defaults/recurringjob.h"
+#include "lib/k8sname.h"
 #include "lib/error.h"
 
 int cw_cmd_usage_error(const char *cmd, const char *msg)
@@ -48,4 +50,18 @@ void cw_cmd_policy_free(cw_policy_config *policy, cw_tzdb *tzdb)
 {
     cw_policy_config_free(policy);
     cw_tzdb_free(tzdb);
+}
+
+int cw_cmd_check_namespace(const char *flag, const char *ns, int empty_ok, cw_error *err)
+{
+    const char *why = ns && *ns  ? cw_k8sname_check_label(ns)
+                      : empty_ok ? NULL
+                                 : "must not be empty";
+    return why ? cw_error_set(err, CW_EUSAGE, "%s \"%s\": %s", flag, ns ? ns : "", why) : CW_OK;
+}
+
+int cw_cmd_check_group(const char *flag, const char *group, cw_error *err)
+{
+    const char *why = group && *group ? cw_recurringjob_group_problem(group) : NULL;
+    return why ? cw_error_set(err, CW_EUSAGE, "%s \"%s\" %s", flag, group, why) : CW_OK;
 }

@@ -185,6 +185,12 @@ int cw_cmd_controller(int argc, char **argv)
         code = cw_cmd_usage_error("controller", err.message);
         goto done;
     }
+    if (cw_cmd_check_namespace("--namespace", o.namespace, 1, &err) != CW_OK ||
+        cw_cmd_check_namespace("--leader-election-namespace", o.lease_namespace, 1, &err) !=
+            CW_OK) {
+        code = cw_cmd_usage_error("controller", err.message);
+        goto done;
+    }
     if (o.lease_duration < 1) {
         code = cw_cmd_usage_error("controller", "--lease-duration must be at least 1s");
         goto done;

@@ -349,6 +349,12 @@ int cw_cmd_cron_audit(int argc, char **argv)
         goto done;
     }
     struct stat st;
+    if (rc == CW_OK)
+        rc = cw_cmd_check_namespace("--namespace", o.namespace, 0, &err);
+    if (rc == CW_OK)
+        rc = cw_cmd_check_namespace("--velero-namespace", o.velero_namespace, 0, &err);
+    if (rc == CW_OK)
+        rc = cw_cmd_check_group("--default-group", o.default_group, &err);
     if (rc == CW_OK && o.patch && *o.patch && !o.suggest)
         rc = cw_error_set(&err, CW_EUSAGE, "--patch goes with --suggest");
     if (rc == CW_OK && o.patch && *o.patch && lstat(o.patch, &st) == 0)

@@ -1,4 +1,5 @@
 /* cronwarden: one binary, one subcommand per deployment shape. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,7 +35,7 @@ static void usage(FILE *out)
         "Exit codes: 0 success, 1 failure (see the command), 2 usage or configuration error.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -52,4 +53,17 @@ int main(int argc, char **argv)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "cronwarden: unknown command '%s' (see 'cronwarden --help')\n", name);
     return CW_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int code = run(argc, argv);
+    /* Output that did not reach its file (a full disk, a closed pipe) is a failure, whatever
+     * the command thought: one check for every command, --help included. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "cronwarden: writing to standard output failed: %s\n",
+                strerror(errno ? errno : EIO));
+        return code == CW_EXIT_OK || code == 3 ? CW_EXIT_FAIL : code;
+    }
+    return code;
 }

@@ -188,6 +188,7 @@ int cw_cmd_migrate(int argc, char **argv)
          .def = "text",
          .choices = "text|json"},
     };
+    unsigned char origin[sizeof(opts) / sizeof(opts[0])];
     const cw_cmd_spec spec = {
         .name = "migrate",
         .synopsis = "cronwarden migrate [--from-file PATH... [--output-dir DIR]] [flags]",
@@ -201,6 +202,7 @@ int cw_cmd_migrate(int argc, char **argv)
         .nopts = sizeof(opts) / sizeof(opts[0]),
         .footer = footer,
         .config_file = 1,
+        .origin = origin,
     };
     cw_error err;
     cw_error_init(&err);
@@ -233,6 +235,25 @@ int cw_cmd_migrate(int argc, char **argv)
     }
     if (o.output_dir && *o.output_dir && o.from_files.len == 0) {
         code = cw_cmd_usage_error("migrate", "--output-dir needs --from-file");
+        goto done;
+    }
+    if (o.from_files.len && strcmp(o.dry_run, "none") != 0) {
+        code = cw_cmd_usage_error("migrate", "--dry-run is for a cluster; with --from-file nothing "
+                                             "is written unless --output-dir is given");
+        goto done;
+    }
+    /* A --default-group flag beats a --no-default-group from the environment or the file. */
+    size_t dg = 0, ndg = 0;
+    for (size_t i = 0; i < spec.nopts; i++) {
+        dg = strcmp(opts[i].name, "default-group") ? dg : i;
+        ndg = strcmp(opts[i].name, "no-default-group") ? ndg : i;
+    }
+    if (origin[dg] == CW_OPT_FROM_FLAG && origin[ndg] != CW_OPT_FROM_FLAG)
+        o.no_default_group = 0;
+    if (cw_cmd_check_namespace("--namespace", o.namespace, 0, &err) != CW_OK ||
+        cw_cmd_check_group("--default-group", o.no_default_group ? NULL : o.default_group, &err) !=
+            CW_OK) {
+        code = cw_cmd_usage_error("migrate", err.message);
         goto done;
     }
     if (cw_cmd_policy_init(&policy, &tzdb, &err) != CW_OK) {

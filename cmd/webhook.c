@@ -205,6 +205,9 @@ static void log_configuration(void)
 
 static int check_flags(cw_error *err)
 {
+    int rc = cw_cmd_check_group("--default-group", o.default_group, err);
+    if (rc != CW_OK)
+        return rc;
     if (o.self_signed) {
         if (o.cert_file || o.key_file)
             return cw_error_set(err, CW_EUSAGE,

@@ -72,3 +72,14 @@ const char *cw_k8sname_check_qualified(const char *s)
                "start and end with an alphanumeric character";
     return NULL;
 }
+
+const char *cw_k8sname_check_label(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > 63)
+        return "must be no more than 63 characters";
+    if (!subdomain_ok(s, n) || strchr(s, '.'))
+        return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+               "'-', and must start and end with an alphanumeric character";
+    return NULL;
+}

@@ -12,4 +12,7 @@ const char *cw_k8sname_check_qualified(const char *s);
 /* A lower-case RFC 1123 subdomain of at most 253 characters. */
 const char *cw_k8sname_check_subdomain(const char *s);
 
+/* A lower-case RFC 1123 label of at most 63 characters: the rule for namespace names. */
+const char *cw_k8sname_check_label(const char *s);
+
 #endif

@@ -189,6 +189,11 @@ static int apply_config_file(const cw_cmd_spec *spec, const char *path, cw_error
     snprintf(source_name, sizeof(source_name), "config file %s", path);
     if (docs.len == 0)
         goto done;
+    if (docs.len > 1) {
+        rc = cw_error_set(err, CW_EUSAGE, "%sholds %zu YAML documents; put every flag in one",
+                          source, docs.len);
+        goto done;
+    }
     json_object *root = docs.items[0].value;
     if (!json_object_is_type(root, json_type_object)) {
         rc = cw_error_set(err, CW_EUSAGE, "%sexpected a mapping of flag names to values", source);
@@ -224,10 +229,115 @@ static int apply_config_file(const cw_cmd_spec *spec, const char *path, cw_error
                        source_name, err);
         if (rc != CW_OK)
             goto done;
+        if (spec->origin)
+            spec->origin[o - spec->opts] = CW_OPT_FROM_CONFIG;
     }
 done:
     cw_yaml_docs_free(&docs);
     return rc;
+}
+
+/* getopt_long's tables for spec (caller frees *longs and shorts). */
+static int getopt_tables(const cw_cmd_spec *spec, struct option **longs, cw_buf *shorts)
+{
+    *longs = calloc(spec->nopts + 3, sizeof(**longs));
+    if (!*longs)
+        return CW_ENOMEM;
+    cw_buf_puts(shorts, ":h"); /* GNU order: flags and arguments interleave, `--` ends flags */
+    size_t k = 0;
+    for (size_t i = 0; i < spec->nopts; i++) {
+        const cw_opt *o = &spec->opts[i];
+        (*longs)[k++] = (struct option){
+            .name = o->name,
+            .has_arg = o->type == CW_OPT_BOOL ? optional_argument : required_argument,
+            .val = 256 + (int)i,
+        };
+        if (o->short_name) {
+            cw_buf_putc(shorts, o->short_name);
+            if (o->type != CW_OPT_BOOL)
+                cw_buf_putc(shorts, ':');
+        }
+    }
+    (*longs)[k++] = (struct option){"help", no_argument, NULL, 'h'};
+    if (spec->config_file)
+        (*longs)[k++] = (struct option){"config", required_argument, NULL, 1};
+    return cw_buf_error(shorts);
+}
+
+/* One getopt pass over argv: with apply 0 it only checks the flags and marks the options given
+ * (from_flag[i]); with apply 1 it sets them. 1: --help was asked for. */
+static int flag_pass(const cw_cmd_spec *spec, int argc, char **argv, const struct option *longs,
+                     const char *shorts, int apply, unsigned char *from_flag, cw_error *err)
+{
+    optind = 0; /* a full reset of getopt's state */
+    opterr = 0;
+    for (;;) {
+        int longidx = -1, c = getopt_long(argc, argv, shorts, longs, &longidx);
+        if (c == -1)
+            return CW_OK;
+        if (c == 'h')
+            return 1;
+        if (c == 1)
+            continue; /* --config was applied before */
+        if (c == '?') {
+            if (optopt && optopt < 256)
+                return cw_error_set(err, CW_EUSAGE, "unknown flag '-%c'", optopt);
+            return cw_error_set(err, CW_EUSAGE, "unknown flag '%s'", argv[optind - 1]);
+        }
+        if (c == ':')
+            return cw_error_set(err, CW_EUSAGE, "flag '%s' needs a value", argv[optind - 1]);
+        size_t idx = 0;
+        if (c >= 256)
+            idx = (size_t)(c - 256);
+        else
+            while (idx < spec->nopts && spec->opts[idx].short_name != c)
+                idx++;
+        if (idx >= spec->nopts)
+            return cw_error_set(err, CW_EUSAGE, "unknown flag '-%c'", c);
+        const cw_opt *o = &spec->opts[idx];
+        if (!apply) {
+            from_flag[idx] = 1;
+            continue;
+        }
+        if (o->type == CW_OPT_LIST && from_flag[idx] == 1) {
+            clear_list(o); /* flags replace what the environment or the file listed */
+            from_flag[idx] = 2;
+        }
+        const char *v = optarg ? optarg : o->type == CW_OPT_BOOL ? "true" : "";
+        int rc = set_value(o, v, NULL, err);
+        if (rc != CW_OK)
+            return rc;
+    }
+}
+
+/* CRONWARDEN_* variables that are no flag of this command: a warning each (a misspelling would
+ * otherwise be ignored without a word). */
+static void warn_unknown_env(const cw_cmd_spec *spec)
+{
+    extern char **environ;
+    static const char *const known[] = {"CRONWARDEN_CONFIG=", "CRONWARDEN_FAILPOINTS=",
+                                        "CRONWARDEN_E2E_"};
+    int reads_env = 0;
+    for (size_t i = 0; i < spec->nopts; i++)
+        reads_env |= !spec->opts[i].no_env;
+    for (char **e = environ; reads_env && e && *e; e++) {
+        if (strncmp(*e, "CRONWARDEN_", 11) != 0)
+            continue;
+        int ok = 0;
+        for (size_t k = 0; k < sizeof(known) / sizeof(known[0]) && !ok; k++)
+            ok = strncmp(*e, known[k], strlen(known[k])) == 0;
+        for (size_t i = 0; i < spec->nopts && !ok; i++) {
+            char name[128];
+            cw_opts_env_name(spec->opts[i].name, name, sizeof(name));
+            size_t n = strlen(name);
+            ok = !spec->opts[i].no_env && strncmp(*e, name, n) == 0 && (*e)[n] == '=';
+        }
+        if (!ok)
+            fprintf(stderr,
+                    "cronwarden %s: warning: ignoring the environment variable %.*s: no flag of "
+                    "this command reads it\n",
+                    spec->name, (int)strcspn(*e, "="), *e);
+    }
 }
 
 int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *args, FILE *out,
@@ -238,12 +348,27 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
     cw_buf shorts;
     cw_buf_init(&shorts);
     char *config = NULL;
+    unsigned char *from_flag = calloc(spec->nopts + 1, 1);
+    if (!from_flag || getopt_tables(spec, &longs, &shorts) != CW_OK) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
+    /* 0. which flags are given (and whether they are flags at all) */
+    if ((rc = flag_pass(spec, argc, argv, longs, cw_buf_str(&shorts), 0, from_flag, err)) ==
+        1) {
+        cw_opts_help(spec, out ? out : stdout);
+        goto done;
+    }
+    if (rc != CW_OK)
+        goto done;
 
     /* 1. defaults */
     for (size_t i = 0; i < spec->nopts; i++) {
         const cw_opt *o = &spec->opts[i];
         if (o->def && (rc = set_value(o, o->def, "default", err)) != CW_OK)
             goto done;
+        if (spec->origin)
+            spec->origin[i] = CW_OPT_FROM_DEFAULT;
     }
 
     /* 2. config file: found by a pre-scan so flags can still override it. */
@@ -264,11 +389,11 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
         }
     }
 
-    /* 3. environment */
+    /* 3. environment, for what no flag gives */
     for (size_t i = 0; i < spec->nopts; i++) {
         const cw_opt *o = &spec->opts[i];
         char name[128];
-        if (o->no_env)
+        if (o->no_env || from_flag[i])
             continue;
         cw_opts_env_name(o->name, name, sizeof(name));
         const char *v = getenv(name);
@@ -279,86 +404,18 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
         snprintf(source, sizeof(source), "environment variable %s", name);
         if ((rc = set_value(o, v, source, err)) != CW_OK)
             goto done;
+        if (spec->origin)
+            spec->origin[i] = CW_OPT_FROM_ENV;
     }
+    warn_unknown_env(spec);
 
     /* 4. flags */
-    size_t n = spec->nopts + 2;
-    longs = calloc(n + 1, sizeof(*longs));
-    if (!longs) {
-        rc = cw_error_oom(err);
+    if ((rc = flag_pass(spec, argc, argv, longs, cw_buf_str(&shorts), 1, from_flag, err)) !=
+        CW_OK)
         goto done;
-    }
-    cw_buf_puts(&shorts, "+:h"); /* '+': stop at the first positional, like POSIX */
-    size_t k = 0;
-    for (size_t i = 0; i < spec->nopts; i++) {
-        const cw_opt *o = &spec->opts[i];
-        longs[k].name = o->name;
-        longs[k].has_arg = o->type == CW_OPT_BOOL ? optional_argument : required_argument;
-        longs[k].flag = NULL;
-        longs[k].val = 256 + (int)i;
-        k++;
-        if (o->short_name) {
-            cw_buf_putc(&shorts, o->short_name);
-            if (o->type != CW_OPT_BOOL)
-                cw_buf_putc(&shorts, ':');
-        }
-    }
-    longs[k++] = (struct option){"help", no_argument, NULL, 'h'};
-    if (spec->config_file)
-        longs[k++] = (struct option){"config", required_argument, NULL, 1};
-
-    unsigned char list_seen[512] = {0};
-    optind = 0; /* full reset of getopt state */
-    opterr = 0;
-    for (;;) {
-        int longidx = -1;
-        int c = getopt_long(argc, argv, cw_buf_str(&shorts), longs, &longidx);
-        if (c == -1)
-            break;
-        if (c == 'h') {
-            cw_opts_help(spec, out ? out : stdout);
-            rc = 1;
-            goto done;
-        }
-        if (c == 1)
-            continue; /* --config was applied above */
-        if (c == '?') {
-            if (optopt && optopt < 256)
-                rc = cw_error_set(err, CW_EUSAGE, "unknown flag '-%c'", optopt);
-            else
-                rc = cw_error_set(err, CW_EUSAGE, "unknown flag '%s'", argv[optind - 1]);
-            goto done;
-        }
-        if (c == ':') {
-            rc = cw_error_set(err, CW_EUSAGE, "flag '%s' needs a value", argv[optind - 1]);
-            goto done;
-        }
-        const cw_opt *o = NULL;
-        size_t idx = 0;
-        if (c >= 256) {
-            idx = (size_t)(c - 256);
-            o = &spec->opts[idx];
-        } else {
-            for (idx = 0; idx < spec->nopts; idx++)
-                if (spec->opts[idx].short_name == c) {
-                    o = &spec->opts[idx];
-                    break;
-                }
-        }
-        if (!o) {
-            rc = cw_error_set(err, CW_EUSAGE, "unknown flag '-%c'", c);
-            goto done;
-        }
-        if (o->type == CW_OPT_LIST && idx < sizeof(list_seen) && !list_seen[idx]) {
-            clear_list(o);
-            list_seen[idx] = 1;
-        }
-        const char *v = optarg;
-        if (o->type == CW_OPT_BOOL && !v)
-            v = "true";
-        if ((rc = set_value(o, v, NULL, err)) != CW_OK)
-            goto done;
-    }
+    for (size_t i = 0; spec->origin && i < spec->nopts; i++)
+        if (from_flag[i])
+            spec->origin[i] = CW_OPT_FROM_FLAG;
     int npos = argc - optind;
     if (npos < spec->min_args) {
         rc = cw_error_set(err, CW_EUSAGE, "missing argument (usage: %s)", spec->synopsis);
@@ -375,6 +432,7 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
             goto done;
         }
 done:
+    free(from_flag);
     free(config);
     free(longs);
     cw_buf_free(&shorts);

@@ -41,9 +41,17 @@ typedef struct cw_cmd_spec {
     const char *footer;     /* exit codes, examples */
     int config_file;        /* 1: accept --config FILE */
     int min_args, max_args; /* positional argument count (max -1: unlimited) */
+    unsigned char *origin;  /* optional, nopts bytes: where each value came from (CW_OPT_FROM_*) */
 } cw_cmd_spec;
 
-/* Applies defaults, config file, environment and argv (argv[0] is the subcommand name).
+/* Where a value came from, lowest precedence first. */
+enum { CW_OPT_FROM_DEFAULT, CW_OPT_FROM_CONFIG, CW_OPT_FROM_ENV, CW_OPT_FROM_FLAG };
+
+/* Applies defaults, config file, environment and argv (argv[0] is the subcommand name), each
+ * overriding the one before; a value that a later source overrides is never looked at, so a bad
+ * environment variable does not matter when the flag is given. Flags and positional arguments
+ * may come in any order (`--` ends the flags). Variables named CRONWARDEN_* that are no flag of
+ * the command are warned about on stderr.
  * Positional arguments go to `args`. Returns CW_OK, 1 when --help was printed to `out`, or
  * CW_EUSAGE with a one-line message in err. */
 int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *args, FILE *out,

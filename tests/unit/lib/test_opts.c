@@ -56,15 +56,13 @@ static const cw_opt opts[] = {
      .target = &s.files},
 };
 
-static const cw_cmd_spec spec = {"webhook",
-                                 "cronwarden webhook [flags]",
-                                 "Serves.",
-                                 opts,
-                                 sizeof(opts) / sizeof(opts[0]),
-                                 NULL,
-                                 1,
-                                 0,
-                                 1};
+static const cw_cmd_spec spec = {.name = "webhook",
+                                 .synopsis = "cronwarden webhook [flags]",
+                                 .summary = "Serves.",
+                                 .opts = opts,
+                                 .nopts = sizeof(opts) / sizeof(opts[0]),
+                                 .config_file = 1,
+                                 .max_args = 1};
 
 static int run(const char *line, cw_strlist *args, cw_error *err)
 {
@@ -135,6 +133,67 @@ static void usage_errors_have_one_line_messages(void **state)
             fail_msg("case %zu: got '%s' want '%s'", i, err.message, cases[i].msg);
         cw_opts_free(&spec);
     }
+}
+
+/* kubectl's and GNU's order: flags after and between arguments; `--` ends the flags. */
+static void flags_and_arguments_interleave(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        const char *arg; /* the positional argument */
+        long long threads;
+    } cases[] = {
+        {"webhook pos --threads 5", "pos", 5},
+        {"webhook --threads 5 pos", "pos", 5},
+        {"webhook -l 127.0.0.1:9 pos -o json --threads 7", "pos", 7},
+        {"webhook --threads 6 -- --not-a-flag", "--not-a-flag", 6},
+        {"webhook -- -l", "-l", 2},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cw_error err;
+        cw_error_init(&err);
+        cw_strlist args;
+        cw_strlist_init(&args);
+        assert_int_equal(run(cases[i].line, &args, &err), CW_OK);
+        assert_int_equal(args.len, 1);
+        assert_string_equal(args.items[0], cases[i].arg);
+        assert_int_equal(s.threads, cases[i].threads);
+        cw_opts_free(&spec);
+        cw_strlist_free(&args);
+    }
+}
+
+/* A flag wins over the environment, and an environment variable that a flag overrides is not
+ * even looked at; a config file holds one YAML document. */
+static void overridden_values_are_not_validated(void **state)
+{
+    (void)state;
+    cw_error err;
+    cw_error_init(&err);
+    setenv("CRONWARDEN_OUTPUT", "xml", 1);
+    assert_int_equal(run("webhook -o json", NULL, &err), CW_OK);
+    assert_string_equal(s.format, "json");
+    cw_opts_free(&spec);
+    assert_int_equal(run("webhook", NULL, &err), CW_EUSAGE);
+    assert_string_equal(err.message, "environment variable CRONWARDEN_OUTPUT: invalid value 'xml' "
+                                     "for --output (choose text|json|yaml)");
+    cw_opts_free(&spec);
+    unsetenv("CRONWARDEN_OUTPUT");
+
+    char path[] = "/tmp/cw-opts-XXXXXX", line[256];
+    int fd = mkstemp(path);
+    const char *yaml = "threads: 8\n---\nthreads: 9\n";
+    assert_int_equal(write(fd, yaml, strlen(yaml)), (ssize_t)strlen(yaml));
+    close(fd);
+    snprintf(line, sizeof(line), "webhook --config %s", path);
+    assert_int_equal(run(line, NULL, &err), CW_EUSAGE);
+    char want[300];
+    snprintf(want, sizeof(want), "config file %s: holds 2 YAML documents; put every flag in one",
+             path);
+    assert_string_equal(err.message, want);
+    cw_opts_free(&spec);
+    unlink(path);
 }
 
 static void precedence_is_flags_env_file_defaults(void **state)
@@ -246,6 +305,8 @@ int main(void)
         cmocka_unit_test(flags_override_defaults),
         cmocka_unit_test(usage_errors_have_one_line_messages),
         cmocka_unit_test(precedence_is_flags_env_file_defaults),
+        cmocka_unit_test(flags_and_arguments_interleave),
+        cmocka_unit_test(overridden_values_are_not_validated),
         cmocka_unit_test(durations_parse_like_go),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
