@@ -19,6 +19,10 @@
     "an optional TZ=<zone> or CRON_TZ=<zone> prefix. Put -- before an expression that starts\n"    \
     "with '-'. See docs/cron.md."
 
+/* The first and last seconds RFC 3339 can write (0000-01-01T00:00:00Z, 9999-12-31T23:59:59Z). */
+#define FIRST_RFC3339 (-62167219200LL)
+#define LAST_RFC3339  253402300799LL
+
 /* Process configuration: the options tables write here. */
 static struct {
     long long count;
@@ -211,6 +215,13 @@ static int cmd_next(int argc, char **argv)
             code = cw_cmd_usage_error(next_spec.name, err.message);
             goto done;
         }
+        /* robfig's answers are Go times; outside years 0000-9999 (in UTC) they have no RFC 3339
+         * form, so such a --from is refused rather than answered with "never". */
+        if (t < FIRST_RFC3339 || t > LAST_RFC3339) {
+            code = cw_cmd_usage_error(next_spec.name,
+                                      "--from must lie within the years 0000-9999 in UTC");
+            goto done;
+        }
     } else {
         t = (int64_t)time(NULL);
     }
@@ -236,8 +247,16 @@ static int cmd_next(int argc, char **argv)
     long long found = 0;
     for (; found < o.count; found++) {
         rc = cw_cron_next_checked(&c, t, off, &t);
-        /* a time past year 9999 cannot be written in RFC 3339: treat it as the end */
-        if (rc != 1 || cw_tz_format_rfc3339(t, off, buf, sizeof(buf)) != CW_OK)
+        if (rc == CW_EINVAL ||
+            (rc == 1 && cw_tz_format_rfc3339(t, off, buf, sizeof(buf)) != CW_OK)) {
+            /* robfig would answer with a time past year 9999: true, but not writable in RFC 3339,
+             * and "never" would be wrong */
+            fprintf(stderr, "cronwarden cron: the next fire time is after 9999-12-31T23:59:59Z, "
+                            "which RFC 3339 cannot write; use an earlier --from\n");
+            code = CW_EXIT_FAIL;
+            goto done;
+        }
+        if (rc != 1)
             break;
         if (json)
             json_object_array_add(list, json_object_new_string(buf));

@@ -257,7 +257,7 @@ typedef struct parse_ctx {
     size_t nanchors, anchors_cap;
     cw_strmap anchor_index; /* name -> index + 1: a lookup per alias, not a scan (60k anchors) */
     size_t nodes;
-    size_t alias_nodes; /* of nodes, those that alias expansions added */
+    size_t alias_nodes;         /* of nodes, those that alias expansions added */
     size_t total_nodes, budget; /* over every document; see cw_yaml_parse */
     json_object *root;
     int have_root;
@@ -291,9 +291,8 @@ static void clear_anchors(parse_ctx *c)
 static anchor *find_anchor(parse_ctx *c, const char *name)
 {
     void *v = NULL;
-    return cw_strmap_get(&c->anchor_index, name, strlen(name), &v)
-               ? &c->anchors[(uintptr_t)v - 1]
-               : NULL;
+    return cw_strmap_get(&c->anchor_index, name, strlen(name), &v) ? &c->anchors[(uintptr_t)v - 1]
+                                                                   : NULL;
 }
 
 static int add_anchor(parse_ctx *c, const char *name, json_object *v, size_t nodes)
@@ -768,11 +767,43 @@ static int write_handler(void *data, unsigned char *buffer, size_t size)
     return cw_buf_append(data, buffer, size) == CW_OK;
 }
 
+/* YAML 1.1's base 60 numbers ("1:20" is 80, "-1:30.5" a float): PyYAML and other 1.1 readers
+ * take them as numbers, go-yaml v2 as strings. [-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)? */
+static int sexagesimal(const char *s)
+{
+    const char *p = s + (*s == '-' || *s == '+');
+    if (*p < '0' || *p > '9')
+        return 0;
+    while ((*p >= '0' && *p <= '9') || *p == '_')
+        p++;
+    int groups = 0;
+    while (*p == ':') {
+        p++;
+        if (*p < '0' || *p > '9')
+            return 0;
+        if (p[1] >= '0' && p[1] <= '9') {
+            if (*p > '5')
+                return 0;
+            p++;
+        }
+        p++;
+        groups++;
+    }
+    if (groups && *p == '.')
+        for (p++; (*p >= '0' && *p <= '9') || *p == '_'; p++)
+            ;
+    return groups && *p == '\0';
+}
+
 static int needs_quotes(const char *s)
 {
     resolved r;
     resolve_plain(s, &r);
     if (r.kind != R_STRING)
+        return 1;
+    /* What a YAML 1.1 reader (kubectl's go-yaml v2, PyYAML) takes for another type: base 60
+     * numbers, and "=" (the value key). */
+    if (sexagesimal(s) || strcmp(s, "=") == 0)
         return 1;
     /* Merge keys and timestamp-like text ("2021-03-02T10:11:12Z") are quoted so that every YAML
      * 1.1 reader takes them back as strings. */

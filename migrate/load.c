@@ -1,4 +1,5 @@
 #include "migrate/load.h"
+#include "lib/log.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "lib/jsonscan.h"
@@ -43,11 +44,17 @@ static int walk(const char *dir, cw_strlist *files, int depth, cw_error *err)
         char path[4096];
         struct stat st, lst;
         snprintf(path, sizeof(path), "%s/%s", dir, names.items[i]);
-        if (stat(path, &st) != 0 || lstat(path, &lst) != 0)
-            continue; /* dangling symlink */
+        if (stat(path, &st) != 0 || lstat(path, &lst) != 0) {
+            cw_log(CW_LOG_INFO, "skipped", CW_LS("path", path),
+                   CW_LS("why", "a symlink to nothing"));
+            continue;
+        }
         if (S_ISDIR(st.st_mode)) {
-            if (S_ISLNK(lst.st_mode))
-                continue; /* never follow directory links: they can loop */
+            if (S_ISLNK(lst.st_mode)) {
+                cw_log(CW_LOG_INFO, "skipped", CW_LS("path", path),
+                       CW_LS("why", "a link to a directory (links can loop)"));
+                continue;
+            }
             if ((rc = walk(path, files, depth + 1, err)) != CW_OK)
                 goto done;
         } else if (S_ISREG(st.st_mode) && has_manifest_ext(names.items[i])) {
@@ -55,6 +62,10 @@ static int walk(const char *dir, cw_strlist *files, int depth, cw_error *err)
                 rc = cw_error_oom(err);
                 goto done;
             }
+        } else {
+            cw_log(CW_LOG_INFO, "skipped", CW_LS("path", path),
+                   CW_LS("why",
+                         S_ISREG(st.st_mode) ? "not .yaml, .yml or .json" : "not a regular file"));
         }
     }
 done:
@@ -146,6 +157,18 @@ void cw_load_where(const cw_load_unit *u, char *out, size_t n)
         snprintf(out, n, "%s: document %zu", path, u->doc);
 }
 
+/* Objects go to fn; anything else (`[1,2,3]`, `42`) is no manifest: said at info level. */
+static int deliver(cw_load_fn fn, void *ud, const cw_load_unit *u, cw_error *err)
+{
+    if (json_object_is_type(u->obj, json_type_object))
+        return fn(ud, u, err);
+    char where[512];
+    cw_load_where(u, where, sizeof(where));
+    cw_log(CW_LOG_INFO, "skipped", CW_LS("document", where),
+           CW_LS("why", "not an object (a manifest is a mapping)"));
+    return CW_OK;
+}
+
 static int emit_doc(const char *path, size_t doc, size_t line, json_object *v, cw_load_fn fn,
                     void *ud, cw_error *err)
 {
@@ -153,14 +176,14 @@ static int emit_doc(const char *path, size_t doc, size_t line, json_object *v, c
     if (!v)
         return CW_OK;
     if (!cw_load_is_list(v))
-        return fn(ud, &u, err);
+        return deliver(fn, ud, &u, err);
     json_object *items = cw_json_member(v, "items");
     for (size_t i = 0; i < json_object_array_length(items); i++) {
         u.obj = json_object_array_get_idx(items, i);
         u.item = (long)i;
         if (!u.obj)
             continue;
-        int rc = fn(ud, &u, err);
+        int rc = deliver(fn, ud, &u, err);
         if (rc != CW_OK)
             return rc;
     }
@@ -179,7 +202,7 @@ static int item_unit(const char *path, const char *data, size_t index, size_t st
         (*line)++;
     *line_off = start;
     cw_load_unit u = {obj, path, 1, (long)index, *line};
-    return obj ? fn(ud, &u, err) : CW_OK;
+    return obj ? deliver(fn, ud, &u, err) : CW_OK;
 }
 
 static int load_items(const char *path, const char *data, const cw_jsonscan *scan, cw_load_fn fn,
@@ -219,7 +242,7 @@ static int load_json(const char *path, const char *data, size_t len, cw_load_fn 
         for (size_t i = 0; i < json_object_array_length(doc) && rc == CW_OK; i++) {
             cw_load_unit u = {json_object_array_get_idx(doc, i), path, 1, (long)i, 1};
             if (u.obj)
-                rc = fn(ud, &u, err);
+                rc = deliver(fn, ud, &u, err);
         }
     } else {
         rc = emit_doc(path, 1, 1, doc, fn, ud, err);

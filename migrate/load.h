@@ -38,8 +38,8 @@ cw_load_format cw_load_detect(const char *data, size_t len);
 int cw_load_read(const char *path, char **data, size_t *len, cw_error *err) CW_MUST_CHECK;
 
 /* Calls fn for every object of the text read from `path`. Empty documents are skipped; documents
- * that are not mappings are passed as they are (they are unrelated to the planner). Parse errors
- * name the file, the document and the line. */
+ * and List items that are not objects are skipped with an info-level log line naming them. Parse
+ * errors name the file, the document and the line. */
 int cw_load_text(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
                  cw_error *err) CW_MUST_CHECK;
 int cw_load_file(const char *path, cw_load_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;

@@ -173,6 +173,12 @@ static void emitter_round_trips(void **state)
         {"{\"cfg\":\"kind: StorageClass\\nparameters:\\n  a: b\\n\"}",
          "cfg: |\n  kind: StorageClass\n  parameters:\n    a: b\n"},
         {"{\"cron\":\"*/5 * * * *\",\"on\":\"no\"}", "cron: '*/5 * * * *'\n\"on\": \"no\"\n"},
+        /* YAML 1.1 readers (PyYAML) take these for numbers, null or booleans */
+        {"{\"a\":\"1:20\",\"b\":\"190:20:30.15\",\"c\":\"=\",\"d\":\"y\",\"e\":\"~\",\"f\":"
+         "\"Off\"}",
+         "a: \"1:20\"\nb: \"190:20:30.15\"\nc: \"=\"\nd: \"y\"\ne: \"~\"\nf: \"Off\"\n"},
+        /* and these stay plain: a time of day with 60 minutes, a port list, text */
+        {"{\"a\":\"1:60\",\"b\":\"10:20:x\",\"c\":\"a:1\"}", "a: 1:60\nb: 10:20:x\nc: a:1\n"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         json_object *v = json_tokener_parse(cases[i].json);
