@@ -15,12 +15,15 @@
 #include "webhook/certstore.h"
 #include "webhook/selfsigned.h"
 #include "webhook/server.h"
+#include "webhook/tlsprio.h"
 
 /* Process configuration: the options table writes here. */
 static struct {
-    char *listen, *cert_file, *key_file, *default_group, *log_level, *log_format;
+    char *listen, *cert_file, *key_file, *default_group, *log_level, *log_format, *tls_min_version;
     long long threads, max_body, max_retain, max_connections;
-    double grace, idle_timeout, reload_interval, cert_check_interval;
+    double grace, idle_timeout, reload_interval, cert_check_interval, read_header_timeout,
+        request_timeout;
+    cw_strlist tls_cipher_suites;
     int skip_immediately, self_signed;
     char *cert_secret, *service, *kubeconfig, *context;
     cw_strlist webhook_configs, dns_names, ip_addresses;
@@ -78,6 +81,32 @@ static const cw_opt opts[] = {
      .help = "close connections idle this long",
      .target = &o.idle_timeout,
      .def = "120s"},
+    {.name = "read-header-timeout",
+     .type = CW_OPT_DURATION,
+     .metavar = "DURATION",
+     .help = "close a connection whose request headers take longer than this (from accept, or "
+             "after the idle timeout between keep-alive requests)",
+     .target = &o.read_header_timeout,
+     .def = "10s"},
+    {.name = "request-timeout",
+     .type = CW_OPT_DURATION,
+     .metavar = "DURATION",
+     .help = "close a connection whose whole request (headers and body) takes longer than this",
+     .target = &o.request_timeout,
+     .def = "30s"},
+    {.name = "tls-cipher-suites",
+     .type = CW_OPT_LIST,
+     .metavar = "SUITE",
+     .help = "TLS 1.2 suites, IANA names as kube-apiserver takes them (default: every ECDHE/DHE "
+             "AEAD suite); repeatable or comma-separated",
+     .target = &o.tls_cipher_suites},
+    {.name = "tls-min-version",
+     .type = CW_OPT_ENUM,
+     .metavar = "VERSION",
+     .help = "VersionTLS12 or VersionTLS13",
+     .target = &o.tls_min_version,
+     .def = "VersionTLS12",
+     .choices = "VersionTLS12|VersionTLS13"},
     {.name = "shutdown-grace",
      .type = CW_OPT_DURATION,
      .metavar = "DURATION",
@@ -266,8 +295,12 @@ int cw_cmd_webhook(int argc, char **argv)
     int policy_ok = 0, ss_ok = 0;
     cw_log_level level;
     cw_log_format format;
+    char *priorities = NULL;
+    cw_strlist suites;
 
     cw_error_init(&err);
+    cw_strlist_init(&suites);
+    cw_strlist_init(&o.tls_cipher_suites);
     cw_strlist_init(&o.webhook_configs);
     cw_strlist_init(&o.dns_names);
     cw_strlist_init(&o.ip_addresses);
@@ -282,6 +315,19 @@ int cw_cmd_webhook(int argc, char **argv)
         goto done;
     }
     if (rc != CW_OK || (rc = check_flags(&err)) != CW_OK) {
+        code = cw_cmd_usage_error("webhook", err.message);
+        goto done;
+    }
+    /* kube-apiserver's form: one comma-separated value, or the flag repeated */
+    for (size_t i = 0; i < o.tls_cipher_suites.len; i++) {
+        char *copy = strdup(o.tls_cipher_suites.items[i]), *save = NULL;
+        for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save))
+            if (cw_strlist_add(&suites, t) != CW_OK)
+                break;
+        free(copy);
+    }
+    if (cw_strlist_error(&suites) != CW_OK ||
+        cw_webhook_tls_priorities(&suites, o.tls_min_version, &priorities, &err) != CW_OK) {
         code = cw_cmd_usage_error("webhook", err.message);
         goto done;
     }
@@ -328,6 +374,9 @@ int cw_cmd_webhook(int argc, char **argv)
         .threads = (unsigned)o.threads,
         .max_body_bytes = (size_t)o.max_body,
         .idle_timeout = o.idle_timeout < 1 ? 1 : (unsigned)o.idle_timeout,
+        .read_header_timeout = o.read_header_timeout < 1 ? 1 : (unsigned)o.read_header_timeout,
+        .request_timeout = o.request_timeout < 1 ? 1 : (unsigned)o.request_timeout,
+        .tls_priorities = priorities,
         .max_connections = (unsigned)o.max_connections,
         .certs = &certs,
         .policy = &policy,
@@ -368,5 +417,7 @@ done:
     if (policy_ok)
         cw_cmd_policy_free(&policy, &tzdb);
     cw_opts_free(&spec); /* strings and lists */
+    cw_strlist_free(&suites);
+    free(priorities);
     return code;
 }

@@ -2,8 +2,11 @@
 #include "lib/listen.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +21,7 @@
 #define DEFAULT_IDLE_TIMEOUT 120 /* longer than Go's 90 s idle pool, so the client closes first */
 #define DEFAULT_REQ_TIMEOUT  30  /* the longest admission timeout Kubernetes allows */
 #define DEFAULT_MAX_CONNS    1000
+#define DEFAULT_HDR_TIMEOUT  10   /* Go's http.Server ReadHeaderTimeout as kube components set it */
 #define DRAIN_QUIET_MS       1000 /* idle keep-alive connections are closed after this */
 #define DISCARD_FACTOR       4    /* oversized bodies up to this many limits are read, not stored */
 
@@ -27,10 +31,17 @@ static const char *const route_paths[] = {"/mutate", "/validate", "/healthz", "/
 static const char *const route_names[] = {"mutate", "validate", "healthz",
                                           "readyz", "metrics",  "none"};
 
-/* Per connection (MHD socket context): the credential its handshake was given. */
+/* Per connection (MHD socket context): the credential its handshake was given, and the deadline
+ * the watchdog holds it to: the end of the headers (from accept, --read-header-timeout), then of
+ * the whole request (--request-timeout), then, between keep-alive requests, the idle timeout plus
+ * the header timeout again. libmicrohttpd's own timeout restarts with every byte, so a client
+ * trickling a byte a second would otherwise keep a connection forever. */
 typedef struct conn_ctx {
     cw_webhook_server *srv;
     cw_certs_cred *cred;
+    int fd;
+    int64_t deadline_us;
+    struct conn_ctx *prev, *next; /* srv->conns, under srv->conns_lock */
 } conn_ctx;
 
 /* Per admission request (MHD request context). */
@@ -63,10 +74,11 @@ static void count_response(cw_webhook_server *s, enum route r, unsigned status)
     cw_metrics_add(s->m_responses, v, 1);
 }
 
-/* Queues a response that takes ownership of body (malloc'd). */
-static enum MHD_Result reply(cw_webhook_server *s, struct MHD_Connection *c, enum route r,
-                             unsigned status, const char *ctype, char *body, size_t len,
-                             const char *allow)
+/* Queues a response that takes ownership of body (malloc'd). close: the connection ends after
+ * it (a request whose framing cannot be trusted must not be followed by another). */
+static enum MHD_Result reply_ex(cw_webhook_server *s, struct MHD_Connection *c, enum route r,
+                                unsigned status, const char *ctype, char *body, size_t len,
+                                const char *allow, int close)
 {
     struct MHD_Response *resp = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
@@ -76,12 +88,19 @@ static enum MHD_Result reply(cw_webhook_server *s, struct MHD_Connection *c, enu
     MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     if (allow)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
-    if (atomic_load(&s->draining))
+    if (close || atomic_load(&s->draining))
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(c, status, resp);
     MHD_destroy_response(resp);
     count_response(s, r, status);
     return ret;
+}
+
+static enum MHD_Result reply(cw_webhook_server *s, struct MHD_Connection *c, enum route r,
+                             unsigned status, const char *ctype, char *body, size_t len,
+                             const char *allow)
+{
+    return reply_ex(s, c, r, status, ctype, body, len, allow, 0);
 }
 
 static enum MHD_Result reply_text(cw_webhook_server *s, struct MHD_Connection *c, enum route r,
@@ -103,6 +122,40 @@ static enum MHD_Result refuse(cw_webhook_server *s, struct MHD_Connection *c, en
     char line[300];
     snprintf(line, sizeof(line), "%s\n", text);
     return reply_text(s, c, r, status, line, allow);
+}
+
+/* Counts the Content-Length headers and keeps the last value. */
+typedef struct length_count {
+    int n;
+    const char *value;
+} length_count;
+
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key,
+                                    const char *value)
+{
+    (void)kind;
+    length_count *lc = cls;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        lc->n++;
+        lc->value = value;
+    }
+    return MHD_YES;
+}
+
+/* Why a request's framing or path cannot be trusted, or NULL: two Content-Length headers (the
+ * request-smuggling shape), one that is not a plain number (-1), an escaped byte in the path
+ * (/healthz%00 is not /healthz). The answer is 400 and the connection closes. */
+static const char *bad_framing(struct MHD_Connection *c, const char *url)
+{
+    length_count lc = {0, NULL};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_length, &lc);
+    if (lc.n > 1)
+        return "bad request: more than one Content-Length header";
+    if (lc.n == 1 && (!*lc.value || strspn(lc.value, "0123456789") != strlen(lc.value)))
+        return "bad request: Content-Length is not a number";
+    if (strchr(url, '%') || strlen(url) != strcspn(url, "\r\n"))
+        return "bad request: escaped or control characters in the path";
+    return NULL;
 }
 
 static enum route find_route(const char *url)
@@ -234,6 +287,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version;
 
     if (!rq) { /* headers are in, the body is not */
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        conn_ctx *cc = ci ? ci->socket_context : NULL;
+        if (cc) /* from now on the whole request has --request-timeout */
+            cc->deadline_us = now_us() + (int64_t)s->cfg.request_timeout * 1000000;
+        const char *bad = bad_framing(c, url);
+        if (bad) {
+            cw_log(CW_LOG_WARN, "request refused", CW_LS("method", method), CW_LS("path", url),
+                   CW_LI("status", 400), CW_LS("reason", bad));
+            char *text = strdup(bad);
+            return text ? reply_ex(s, c, R_NONE, 400, "text/plain; charset=utf-8", text,
+                                   strlen(text), NULL, 1)
+                        : MHD_NO;
+        }
         enum route r = find_route(url);
         int get =
             strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
@@ -310,8 +377,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 {
     cw_webhook_server *s = cls;
     req_ctx *rq = *req_cls;
-    (void)c;
     (void)toe;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    conn_ctx *cc = ci ? ci->socket_context : NULL;
+    if (cc) /* a keep-alive connection: idle time, then the next request's headers */
+        cc->deadline_us =
+            now_us() +
+            ((int64_t)s->cfg.idle_timeout + (int64_t)s->cfg.read_header_timeout) * 1000000;
     if (!rq)
         return;
     cw_buf_free(&rq->body);
@@ -325,20 +398,99 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    (void)c;
+    cw_webhook_server *s = cls;
     if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
         conn_ctx *cc = calloc(1, sizeof(*cc));
-        if (cc)
-            cc->srv = cls;
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        atomic_fetch_add(&s->connections, 1);
+        if (cc) {
+            cc->srv = s;
+            cc->fd = ci ? ci->connect_fd : -1;
+            cc->deadline_us = now_us() + (int64_t)s->cfg.read_header_timeout * 1000000;
+            pthread_mutex_lock(&s->conns_lock);
+            cc->next = s->conns;
+            if (s->conns)
+                s->conns->prev = cc;
+            s->conns = cc;
+            pthread_mutex_unlock(&s->conns_lock);
+        }
         *socket_context = cc;
         return;
     }
+    atomic_fetch_sub(&s->connections, 1);
     conn_ctx *cc = *socket_context;
     if (cc) {
+        pthread_mutex_lock(&s->conns_lock);
+        if (cc->prev)
+            cc->prev->next = cc->next;
+        else
+            s->conns = cc->next;
+        if (cc->next)
+            cc->next->prev = cc->prev;
+        pthread_mutex_unlock(&s->conns_lock);
         cw_certs_cred_release(cc->cred); /* the TLS session is already gone */
         free(cc);
         *socket_context = NULL;
     }
+}
+
+/* Once a second: a connection past its deadline is shut down (libmicrohttpd then closes it). */
+static void *watchdog(void *arg)
+{
+    cw_webhook_server *s = arg;
+    while (!atomic_load(&s->stop_watchdog)) {
+        struct timespec ts = {0, 200 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        int64_t now = now_us();
+        pthread_mutex_lock(&s->conns_lock);
+        for (conn_ctx *cc = s->conns; cc; cc = cc->next)
+            if (cc->fd >= 0 && now > cc->deadline_us) {
+                shutdown(cc->fd, SHUT_RDWR);
+                cc->deadline_us = INT64_MAX; /* once */
+                cw_log(CW_LOG_WARN, "connection closed", CW_LS("reason", "too slow"));
+            }
+        pthread_mutex_unlock(&s->conns_lock);
+    }
+    return NULL;
+}
+
+/* At accept: beyond --max-connections the socket is closed at once, not left to hang in the TLS
+ * handshake (libmicrohttpd's own limit just stops accepting). */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+    (void)addr;
+    (void)len;
+    cw_webhook_server *s = cls;
+    return (unsigned)atomic_load(&s->connections) < s->cfg.max_connections ? MHD_YES : MHD_NO;
+}
+
+/* The URL as sent: libmicrohttpd would decode %00 and make /healthz%00 look like /healthz. */
+static size_t keep_escapes(void *cls, struct MHD_Connection *c, char *s)
+{
+    (void)cls;
+    (void)c;
+    return strlen(s);
+}
+
+/* Only this process's event loops share the port: before they bind it with SO_REUSEPORT, a
+ * socket without it must get the port, which fails while any other process listens there
+ * (SO_REUSEADDR still lets a restart bind past the TIME_WAIT of the previous one). */
+static int port_is_free(const struct sockaddr_storage *ss, int v6, cw_error *err, const char *as)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, zero = 0, rc = CW_OK;
+    if (fd < 0)
+        return cw_error_set(err, CW_EIO, "cannot serve on %s: %s", as, strerror(errno));
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (v6 == 2)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+    socklen_t len =
+        ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (bind(fd, (const struct sockaddr *)ss, len) != 0)
+        rc = cw_error_set(err, CW_EIO, "cannot serve on %s: %s", as,
+                          errno == EADDRINUSE ? "address already in use" : strerror(errno));
+    close(fd);
+    return rc;
 }
 
 /* GnuTLS asks for the server certificate during each handshake. libmicrohttpd stores its
@@ -420,6 +572,9 @@ void cw_webhook_server_init(cw_webhook_server *s)
     atomic_init(&s->in_flight, 0);
     atomic_init(&s->draining, 0);
     atomic_init(&s->last_activity_ms, 0);
+    atomic_init(&s->connections, 0);
+    atomic_init(&s->stop_watchdog, 0);
+    pthread_mutex_init(&s->conns_lock, NULL);
     cw_metrics_init(&s->own_metrics);
 }
 
@@ -436,6 +591,10 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
         s->cfg.request_timeout = DEFAULT_REQ_TIMEOUT;
     if (!s->cfg.max_connections)
         s->cfg.max_connections = DEFAULT_MAX_CONNS;
+    if (!s->cfg.read_header_timeout)
+        s->cfg.read_header_timeout = DEFAULT_HDR_TIMEOUT;
+    if (!s->cfg.tls_priorities)
+        s->cfg.tls_priorities = CW_WEBHOOK_PRIORITIES;
     if (!s->cfg.threads) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         s->cfg.threads = n > 0 ? (unsigned)n : 1;
@@ -468,20 +627,27 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
                               : 0);
     unsigned n = s->cfg.threads =
         s->cfg.threads < CW_WEBHOOK_MAX_THREADS ? s->cfg.threads : CW_WEBHOOK_MAX_THREADS;
-    unsigned per_loop = (s->cfg.max_connections + n - 1) / n;
+    const char *as = s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443";
+    uint16_t wanted = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                     : ((struct sockaddr_in *)&ss)->sin_port);
+    if (wanted && (rc = port_is_free(&ss, v6, err, as)) != CW_OK)
+        return rc;
+    /* accept_policy enforces the total; each loop may hold all of it */
+    unsigned per_loop = s->cfg.max_connections + 1;
     for (unsigned i = 0; i < n; i++) {
         struct MHD_Daemon *d = MHD_start_daemon(
-            flags, 0, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+            flags, 0, accept_policy, s, on_request, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+            MHD_OPTION_UNESCAPE_CALLBACK, keep_escapes, NULL,
             /* Always SO_REUSEPORT: a restart on the same port must bind while connections of the
              * previous process (which had it too) are still in TIME_WAIT. */
             MHD_OPTION_LISTENING_ADDRESS_REUSE, 1u, MHD_OPTION_CONNECTION_TIMEOUT,
             s->cfg.idle_timeout, MHD_OPTION_CONNECTION_LIMIT, per_loop, MHD_OPTION_NOTIFY_COMPLETED,
             on_completed, s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
             MHD_OPTION_HTTPS_CERT_CALLBACK, retrieve_cert, MHD_OPTION_HTTPS_PRIORITIES,
-            CW_WEBHOOK_PRIORITIES, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL, MHD_OPTION_END);
+            s->cfg.tls_priorities, MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, NULL, MHD_OPTION_END);
         if (!d)
             return cw_error_set(err, CW_EIO, "cannot serve on %s (address in use or not local?)",
-                                s->cfg.listen ? s->cfg.listen : "0.0.0.0:9443");
+                                as);
         s->daemons[s->ndaemons++] = d;
         if (i == 0) { /* the others bind the port the first one got (port 0 picks one) */
             const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -492,6 +658,9 @@ int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, 
                 ((struct sockaddr_in *)&ss)->sin_port = htons(s->port);
         }
     }
+    if (pthread_create(&s->watchdog, NULL, watchdog, s) != 0)
+        return cw_error_set(err, CW_EIO, "cannot start the connection watchdog");
+    s->watchdog_running = 1;
     touch(s);
     return CW_OK;
 }
@@ -558,8 +727,13 @@ int cw_webhook_server_drain(cw_webhook_server *s, double grace_seconds)
 
 void cw_webhook_server_free(cw_webhook_server *s)
 {
+    if (s->watchdog_running) {
+        atomic_store(&s->stop_watchdog, 1);
+        pthread_join(s->watchdog, NULL);
+    }
     for (unsigned i = 0; i < s->ndaemons; i++)
         MHD_stop_daemon(s->daemons[i]);
+    pthread_mutex_destroy(&s->conns_lock);
     if (s->constant)
         MHD_destroy_response(s->constant);
     cw_metrics_free(&s->own_metrics);

@@ -6,6 +6,7 @@
 #ifndef CW_WEBHOOK_SERVER_H
 #define CW_WEBHOOK_SERVER_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +16,11 @@
 #include "lib/metrics.h"
 #include "webhook/certstore.h"
 
-#define CW_WEBHOOK_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2" /* TLS 1.2 minimum */
+/* TLS 1.3, and TLS 1.2 with forward-secret AEAD suites only (ECDHE/DHE key exchange with AES-GCM
+ * or ChaCha20-Poly1305): what Go's TLS client, and so the apiserver, offers. */
+#define CW_WEBHOOK_PRIORITIES                                                                      \
+    "NONE:+VERS-TLS1.3:+VERS-TLS1.2:+ECDHE-ECDSA:+ECDHE-RSA:+DHE-RSA:+AES-256-GCM:+AES-128-GCM:"   \
+    "+CHACHA20-POLY1305:+AEAD:+SIGN-ALL:+GROUP-ALL:+COMP-NULL:+CTYPE-X509"
 #define CW_WEBHOOK_MAX_THREADS 256
 
 typedef struct cw_webhook_config {
@@ -23,7 +28,9 @@ typedef struct cw_webhook_config {
     unsigned threads;               /* worker threads (0: one per online core) */
     size_t max_body_bytes;          /* larger request bodies get 413 (0: 8 MiB) */
     unsigned idle_timeout;          /* seconds a connection may sit idle (0: 120) */
-    unsigned request_timeout;       /* seconds to receive one request body (0: 30) */
+    unsigned request_timeout;       /* seconds for a whole request, headers to body (0: 30) */
+    unsigned read_header_timeout;   /* seconds from accept to the end of the headers (0: 10) */
+    const char *tls_priorities;     /* GnuTLS priority string (NULL: CW_WEBHOOK_PRIORITIES) */
     unsigned max_connections;       /* concurrent connections (0: 1000) */
     cw_certs_store *certs;          /* serving credentials (borrowed, required) */
     const cw_policy_config *policy; /* (borrowed, required unless constant_response is set) */
@@ -43,13 +50,20 @@ typedef struct cw_webhook_server {
     atomic_int draining;
     atomic_llong last_activity_ms; /* monotonic, start or end of the latest request */
     struct MHD_Response *constant;
+    atomic_int connections;     /* open, over every event loop (--max-connections) */
+    pthread_mutex_t conns_lock; /* the open connections' deadlines (read by the watchdog) */
+    struct conn_ctx *conns;
+    pthread_t watchdog;
+    int watchdog_running;
+    atomic_int stop_watchdog;
     cw_metrics own_metrics;
     cw_metric *m_requests, *m_responses, *m_duration, *m_in_flight, *m_expiry, *m_reloads;
 } cw_webhook_server;
 
 void cw_webhook_server_init(cw_webhook_server *s);
 /* Binds and starts serving; the listening port is in s->port. */
-int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg, cw_error *err) CW_MUST_CHECK;
+int cw_webhook_server_start(cw_webhook_server *s, const cw_webhook_config *cfg,
+                            cw_error *err) CW_MUST_CHECK;
 /* Checks the certificate files and swaps in a changed, valid pair; logs and counts the outcome
  * (a refused pair is logged once, the served one stays). Call every few seconds. */
 void cw_webhook_server_reload_certs(cw_webhook_server *s);

@@ -782,9 +782,137 @@ static void slow_and_idle_clients_are_cut_off(void **state)
     cw_metrics_free(&m);
 }
 
+/* The TLS 1.2 suites the apiserver's Go client does not need are refused: no RSA key exchange
+ * (no forward secrecy), no CBC, no SHA-1 MACs. */
+static void only_forward_secret_aead_suites(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *priority;
+        int ok;
+    } cases[] = {
+        /* the test certificate is ECDSA, so ECDHE-ECDSA stands for every ECDHE suite */
+        {"NONE:+VERS-TLS1.2:+ECDHE-ECDSA:+AES-128-GCM:+AEAD:+SIGN-ALL:+GROUP-ALL:+COMP-NULL", 1},
+        {"NONE:+VERS-TLS1.2:+ECDHE-ECDSA:+CHACHA20-POLY1305:+AEAD:+SIGN-ALL:+GROUP-ALL:+COMP-NULL",
+         1},
+        {"NONE:+VERS-TLS1.2:+ECDHE-ECDSA:+AES-128-CBC:+SHA1:+SIGN-ALL:+GROUP-ALL:+COMP-NULL", 0},
+        {"NONE:+VERS-TLS1.2:+ECDHE-ECDSA:+AES-256-CBC:+SHA256:+SIGN-ALL:+GROUP-ALL:+COMP-NULL", 0},
+        {"NONE:+VERS-TLS1.2:+RSA:+AES-128-CBC:+SHA1:+SIGN-ALL:+COMP-NULL", 0}, /* AES128-SHA */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        tls_client c;
+        int rc = tls_connect(&c, fx.srv.port, cases[i].priority);
+        if ((rc == 0) != cases[i].ok)
+            fail_msg("%s: handshake %d (%s)", cases[i].priority, rc, gnutls_strerror(rc));
+        tls_close(&c);
+    }
+}
+
+/* Framing a proxy and the server could read differently is refused with 400, and the
+ * connection closes so nothing after it is read as a request. */
+static void untrustworthy_framing_is_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *request;
+        const char *reason;
+    } cases[] = {
+        {"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+         "Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}",
+         "more than one Content-Length header"},
+        /* libmicrohttpd answers this one itself, also with 400 and a close */
+        {"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+         "Content-Length: -1\r\n\r\n{}",
+         "400"},
+        {"GET /healthz%00 HTTP/1.1\r\nHost: x\r\n\r\n", "escaped or control characters"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        tls_client c;
+        assert_int_equal(tls_connect(&c, fx.srv.port, "NORMAL"), 0);
+        tls_send(&c, cases[i].request, strlen(cases[i].request));
+        cw_buf b;
+        cw_buf_init(&b);
+        tls_read_response(&c, &b);
+        if (!strstr(cw_buf_str(&b), "HTTP/1.1 400") || !strstr(cw_buf_str(&b), cases[i].reason) ||
+            !strcasestr(cw_buf_str(&b), "connection: close"))
+            fail_msg("case %zu: got %s", i, cw_buf_str(&b));
+        cw_buf_reset(&b);
+        assert_true(tls_read_response(&c, &b) <= 0); /* closed: nothing more */
+        cw_buf_free(&b);
+        tls_close(&c);
+    }
+}
+
+/* Headers trickling in are cut at --read-header-timeout; past --max-connections a client is
+ * closed at accept rather than left in the handshake; a second process cannot share the port. */
+static void slow_headers_extra_connections_and_a_second_server(void **state)
+{
+    (void)state;
+    cw_webhook_server srv, second;
+    cw_metrics m, m2;
+    cw_metrics_init(&m);
+    cw_metrics_init(&m2);
+    cw_webhook_config cfg = {.listen = "127.0.0.1:0",
+                             .threads = 2,
+                             .read_header_timeout = 1,
+                             .max_connections = 2,
+                             .certs = &fx.store,
+                             .policy = &fx.policy,
+                             .metrics = &m};
+    cw_error err;
+    cw_error_init(&err);
+    cw_webhook_server_init(&srv);
+    assert_int_equal(cw_webhook_server_start(&srv, &cfg, &err), CW_OK);
+
+    tls_client slow;
+    assert_int_equal(tls_connect(&slow, srv.port, "NORMAL"), 0);
+    double t0 = cw_clock_mono();
+    const char *head = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    for (size_t i = 0; i < strlen(head) && cw_clock_mono() - t0 < 4; i++) {
+        if (gnutls_record_send(slow.s, head + i, 1) < 0)
+            break;
+        sleep_ms(300);
+    }
+    cw_buf b;
+    cw_buf_init(&b);
+    assert_true(tls_read_response(&slow, &b) <= 0);
+    double took = cw_clock_mono() - t0;
+    if (took < 0.9 || took > 3.5)
+        fail_msg("the trickling client was cut after %.1fs, want about 1s", took);
+    tls_close(&slow);
+
+    tls_client a, c2, extra;
+    assert_int_equal(tls_connect(&a, srv.port, "NORMAL"), 0);
+    assert_int_equal(tls_connect(&c2, srv.port, "NORMAL"), 0);
+    t0 = cw_clock_mono();
+    assert_true(tls_connect(&extra, srv.port, "NORMAL") != 0); /* closed at accept */
+    assert_true(cw_clock_mono() - t0 < 2);
+    tls_close(&extra);
+    tls_close(&a);
+    tls_close(&c2);
+
+    char listen[32];
+    snprintf(listen, sizeof(listen), "127.0.0.1:%u", srv.port);
+    cfg.listen = listen;
+    cfg.metrics = &m2;
+    cw_webhook_server_init(&second);
+    assert_int_equal(cw_webhook_server_start(&second, &cfg, &err), CW_EIO);
+    char want[100];
+    snprintf(want, sizeof(want), "cannot serve on %s: address already in use", listen);
+    assert_string_equal(err.message, want);
+    cw_webhook_server_free(&second);
+    cw_buf_free(&b);
+    cw_webhook_server_free(&srv);
+    cw_metrics_free(&m);
+    cw_metrics_free(&m2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(only_forward_secret_aead_suites),
+        cmocka_unit_test(untrustworthy_framing_is_refused),
+        cmocka_unit_test(slow_headers_extra_connections_and_a_second_server),
         cmocka_unit_test(routes_and_malformed_requests),
         cmocka_unit_test(keep_alive_reuses_the_connection),
         cmocka_unit_test(parallel_clients_and_metrics),
