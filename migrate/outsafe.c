@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/buf.h"
+#include "lib/strmap.h"
 #include "migrate/write.h"
 
 int cw_inputs_init(cw_inputs *in, const cw_strlist *files, cw_error *err)
@@ -174,9 +176,37 @@ static int add_output(cw_outtree *t, const char *origin, const char *file, const
     return rc;
 }
 
-int cw_outtree_plan(cw_outtree *t, const char *dir, const cw_strlist *files,
-                    const cw_strlist *origins, const char *extra, int overwrite,
-                    const cw_inputs *inputs, cw_error *err)
+/* Two outputs where one is a directory on the other's path ("x.yaml" and "x.yaml/y.yaml", from
+ * two inputs) cannot both be written: refused before anything is. */
+static int file_and_directory(const cw_outtree *t, const cw_strlist *files, cw_error *err)
+{
+    cw_strmap finals;
+    cw_strmap_init(&finals);
+    int rc = CW_OK;
+    for (size_t i = 0; rc == CW_OK && i < files->len; i++)
+        if (cw_strmap_put(&finals, t->finals.items[i], strlen(t->finals.items[i]),
+                          (void *)(uintptr_t)(i + 1), NULL) < 0)
+            rc = cw_error_oom(err);
+    for (size_t i = 0; rc == CW_OK && i < files->len; i++) {
+        const char *f = t->finals.items[i];
+        for (const char *slash = strchr(f + strlen(t->dir) + 1, '/'); slash && rc == CW_OK;
+             slash = strchr(slash + 1, '/')) {
+            void *other = NULL;
+            if (cw_strmap_get(&finals, f, (size_t)(slash - f), &other))
+                rc = cw_error_set(err, CW_EUSAGE,
+                                  "the inputs %s and %s would need %.*s as a file and as a "
+                                  "directory; migrate them in separate runs",
+                                  files->items[(uintptr_t)other - 1], files->items[i],
+                                  (int)(slash - f), f);
+        }
+    }
+    cw_strmap_free(&finals, NULL);
+    return rc;
+}
+
+int cw_outtree_plan(cw_outtree *t, const char *dir, const cw_strlist *roots,
+                    const cw_strlist *files, const cw_strlist *origins, const char *extra,
+                    int overwrite, const cw_inputs *inputs, cw_error *err)
 {
     memset(t, 0, sizeof(*t));
     t->extra_owner = -1;
@@ -186,11 +216,13 @@ int cw_outtree_plan(cw_outtree *t, const char *dir, const cw_strlist *files,
         return cw_error_oom(err);
     int rc = target_dir(t, dir, overwrite, err);
     if (rc == CW_OK)
-        rc = inside_input(dir, origins, err);
+        rc = inside_input(dir, roots, err);
     if (rc == CW_OK)
         rc = make_stage(t, err);
     for (size_t i = 0; rc == CW_OK && i < files->len; i++)
         rc = add_output(t, origins->items[i], files->items[i], files, inputs, err);
+    if (rc == CW_OK)
+        rc = file_and_directory(t, files, err);
     if (rc == CW_OK && extra) {
         char path[PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", dir, extra);

@@ -43,13 +43,14 @@ typedef struct cw_outtree {
     long extra_owner; /* the input whose output is the extra file's path, or -1 */
 } cw_outtree;
 
-/* Decides every output path for `files` (each from command-line argument origins[i]) plus
+/* Decides every output path for `files` (each from command-line argument origins[i]; roots are
+ * all the arguments, which the output directory must not be inside) plus
  * `extra` (e.g. "recurringjobs.yaml", NULL for none; when an input's output lands on it,
  * extra_owner says which, and the extra file is not planned) and checks the rules above; creates
  * the stage directory. CW_EUSAGE with a message naming the paths for a refusal. */
-int cw_outtree_plan(cw_outtree *t, const char *dir, const cw_strlist *files,
-                    const cw_strlist *origins, const char *extra, int overwrite,
-                    const cw_inputs *inputs, cw_error *err) CW_MUST_CHECK;
+int cw_outtree_plan(cw_outtree *t, const char *dir, const cw_strlist *roots,
+                    const cw_strlist *files, const cw_strlist *origins, const char *extra,
+                    int overwrite, const cw_inputs *inputs, cw_error *err) CW_MUST_CHECK;
 /* Moves the staged files into place (the whole stage directory, when the target did not exist)
  * and removes the stage. */
 int cw_outtree_commit(cw_outtree *t, cw_error *err) CW_MUST_CHECK;

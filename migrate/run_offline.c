@@ -83,8 +83,8 @@ static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_st
     cw_buf_init(&out);
     char *data = NULL;
     size_t len, total_changed = 0, njobs = 0;
-    int rc = cw_outtree_plan(&tree, o->output_dir, files, args_of_files, "recurringjobs.yaml",
-                             o->overwrite, inputs, err);
+    int rc = cw_outtree_plan(&tree, o->output_dir, &o->from_files, files, args_of_files,
+                             "recurringjobs.yaml", o->overwrite, inputs, err);
     for (size_t i = 0; rc == CW_OK && i < files->len; i++) {
         size_t changed = 0;
         cw_buf_reset(&out);

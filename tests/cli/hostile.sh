@@ -53,6 +53,10 @@ assert_file_contains "$TMP/err" "the inputs a/x.yaml and b/x.yaml would both be 
 run 2 "$CW" migrate --from-file a --from-file b --output-dir out-same
 assert_file_contains "$TMP/err" "the inputs a/x.yaml and b/x.yaml would both be written to out-same/x.yaml" "same name from two directories"
 [ ! -e out-same ] || fail "a refused run wrote its output directory"
+mkdir -p c/x.yaml d && cp in/apps/analytics.yaml c/x.yaml/y.yaml && cp in/apps/analytics.yaml d/x.yaml
+run 2 "$CW" migrate --from-file c --from-file d --output-dir out-fd
+assert_file_contains "$TMP/err" "would need out-fd/x.yaml as a file and as a directory" "a file where a directory must go (found by fuzz_outtree)"
+[ ! -e out-fd ] || fail "a refused run wrote its output directory"
 ls -a | grep -q '^\.out-same\.cronwarden-' && fail "a refused run left its stage"
 
 # 4. A non-empty output directory: refused; with --overwrite only the run's own files change.
