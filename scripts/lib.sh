@@ -12,7 +12,8 @@ CW_BUILD_PKGS=(build-essential cmake pkg-config clang-format libjson-c-dev libya
 CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libclang-rt-14-dev
   procps time
   etcd-server curl iproute2 rsync dpkg-dev make golang-github-modern-go-reflect2-dev
-  golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3)
+  golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3
+  podman mmdebstrap uidmap)
 
 cw_missing_pkgs() {
   local p
