@@ -1,0 +1,288 @@
+#include "defaults/nonadmin.h"
+
+#include <openssl/rand.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cron/tz.h"
+#include "lib/json.h"
+
+/* OADP's constant.NABRestrictedErr. */
+#define RESTRICTED "NonAdminBackup spec.backupSpec.%s is restricted"
+
+static int set_msg(char **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int set_msg(char **msg, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !(*msg = malloc((size_t)n + 1)))
+        return CW_ENOMEM;
+    va_start(ap, fmt);
+    vsnprintf(*msg, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return CW_OK;
+}
+
+/* Go's zero value as OADP's reflect.IsZero sees a decoded field: absent or null (nil pointers,
+ * nil slices and maps), "" for strings. */
+static int is_zero(json_object *v)
+{
+    return !v || (json_object_is_type(v, json_type_string) && !*json_object_get_string(v));
+}
+
+static int is_null(json_object *v)
+{
+    return !v;
+}
+
+/* includedNamespaces: absent, or an array of strings each equal to ns. */
+static int namespaces_ok(json_object *v, const char *ns)
+{
+    if (is_null(v))
+        return 1;
+    if (!json_object_is_type(v, json_type_array))
+        return 0;
+    for (size_t i = 0; i < json_object_array_length(v); i++) {
+        json_object *e = json_object_array_get_idx(v, i);
+        if (!json_object_is_type(e, json_type_string) || strcmp(json_object_get_string(e), ns))
+            return 0;
+    }
+    return 1;
+}
+
+/* The text a Go %v gives for a simple value; JSON for the rest. */
+static const char *value_text(json_object *v)
+{
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+                                                    : cw_json_compact(v);
+}
+
+int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced, char **msg)
+{
+    *msg = NULL;
+    if (spec && !json_object_is_type(spec, json_type_object))
+        return set_msg(msg, "NonAdminBackup spec.backupSpec is invalid: expected an object, got %s",
+                       cw_json_type_name(spec));
+    if (!namespaces_ok(cw_json_member(spec, "includedNamespaces"), ns))
+        return set_msg(msg, RESTRICTED ", can not contain namespaces other than: %s",
+                       "includedNamespaces", ns);
+    if (!is_null(cw_json_member(spec, "excludedNamespaces")))
+        return set_msg(msg, RESTRICTED, "excludedNamespaces");
+    json_object *icr = cw_json_member(spec, "includeClusterResources");
+    if (!is_null(icr) &&
+        !(json_object_is_type(icr, json_type_boolean) && !json_object_get_boolean(icr)))
+        return set_msg(msg, RESTRICTED ", can only be set to false", "includeClusterResources");
+    json_object *icsr = cw_json_member(spec, "includedClusterScopedResources");
+    if (!is_null(icsr) &&
+        !(json_object_is_type(icsr, json_type_array) && json_object_array_length(icsr) == 0))
+        return set_msg(msg, RESTRICTED ", must remain empty", "includedClusterScopedResources");
+    if (!is_zero(cw_json_member(spec, "storageLocation")))
+        return set_msg(msg,
+                       RESTRICTED ", must remain empty (NonAdminBackupStorageLocation is not "
+                                  "supported by cronwarden: backups go to the default location)",
+                       "storageLocation");
+    if (!is_null(cw_json_member(spec, "volumeSnapshotLocations")))
+        return set_msg(msg, RESTRICTED, "volumeSnapshotLocations");
+    if (json_object_is_type(enforced, json_type_object)) {
+        json_object_object_foreach(enforced, k, want)
+        {
+            json_object *have = cw_json_member(spec, k);
+            if (!is_zero(want) && !is_zero(have) && !json_object_equal(want, have))
+                return set_msg(msg,
+                               "the administrator has restricted spec.backupSpec.%s field value "
+                               "to %s",
+                               k, value_text(want));
+        }
+    }
+    return CW_OK;
+}
+
+int cw_nab_check_enforced(json_object *enforced, cw_error *err)
+{
+    static const char *const refused[] = {"includedNamespaces", "excludedNamespaces",
+                                          "includedClusterScopedResources",
+                                          "volumeSnapshotLocations", "storageLocation"};
+    if (!enforced)
+        return CW_OK;
+    if (!json_object_is_type(enforced, json_type_object))
+        return cw_error_set(err, CW_EINVAL, "expected a Velero BackupSpec (a map), got %s",
+                            cw_json_type_name(enforced));
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        if (!is_zero(cw_json_member(enforced, refused[i])))
+            return cw_error_set(err, CW_EINVAL,
+                                "%s: non-admin backups may not set it, so it cannot be enforced",
+                                refused[i]);
+    json_object *icr = cw_json_member(enforced, "includeClusterResources");
+    if (json_object_is_type(icr, json_type_boolean) && json_object_get_boolean(icr))
+        return cw_error_set(err, CW_EINVAL,
+                            "includeClusterResources: non-admin backups can only set it to false");
+    return CW_OK;
+}
+
+int cw_nab_velero_spec(json_object *spec, const char *ns, json_object *enforced, json_object **out)
+{
+    json_object *s = NULL, *nss = json_object_new_array();
+    *out = NULL;
+    if (!nss)
+        return CW_ENOMEM;
+    if (json_object_is_type(spec, json_type_object)) {
+        if (cw_json_copy(spec, &s) != CW_OK)
+            goto oom;
+    } else if (!(s = json_object_new_object())) {
+        goto oom;
+    }
+    if (json_object_array_add(nss, json_object_new_string(ns)) ||
+        json_object_object_add(s, "includedNamespaces", nss)) {
+        nss = NULL;
+        goto oom;
+    }
+    nss = NULL;
+    if (json_object_is_type(enforced, json_type_object)) {
+        json_object_object_foreach(enforced, k, want)
+        {
+            json_object *copy = NULL;
+            if (is_zero(want) || !is_zero(cw_json_member(s, k)))
+                continue;
+            if (cw_json_copy(want, &copy) != CW_OK || json_object_object_add(s, k, copy)) {
+                json_object_put(copy);
+                goto oom;
+            }
+        }
+    }
+    *out = s;
+    return CW_OK;
+oom:
+    json_object_put(nss);
+    json_object_put(s);
+    return CW_ENOMEM;
+}
+
+void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char *out, size_t outlen)
+{
+    /* Room for "<ns>-<name>" (or "<ns>") before "-<uuid>". */
+    const int room = CW_NACUUID_MAX - CW_UUID4_LEN - 1;
+    int nsl = (int)strlen(ns), namel = (int)strlen(name);
+    if (nsl + 1 + namel > room)
+        namel = room - nsl - 1; /* the name part goes first */
+    if (namel <= 0) {
+        if (nsl > room)
+            nsl = room;
+        snprintf(out, outlen, "%.*s-%s", nsl, ns, uuid);
+        return;
+    }
+    snprintf(out, outlen, "%.*s-%.*s-%s", nsl, ns, namel, name, uuid);
+}
+
+int cw_uuid4(char *out, size_t outlen, cw_error *err)
+{
+    unsigned char b[16];
+    if (outlen < CW_UUID4_LEN + 1)
+        return cw_error_set(err, CW_ELIMIT, "uuid: buffer too small");
+    if (RAND_bytes(b, sizeof(b)) != 1)
+        return cw_error_set(err, CW_EIO, "uuid: OpenSSL RAND_bytes failed");
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+    snprintf(out, outlen, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+             b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+    return CW_OK;
+}
+
+int cw_nac_finished(json_object *velero)
+{
+    return cw_json_path_string(velero, "status.completionTimestamp") != NULL;
+}
+
+static int created_at(json_object *o, int64_t *t)
+{
+    const char *s = cw_json_path_string(o, "metadata.creationTimestamp");
+    int32_t off;
+    return s && cw_tz_parse_rfc3339(s, t, &off, NULL) == CW_OK;
+}
+
+int64_t cw_nac_queue_position(json_object *target, json_object *all)
+{
+    int64_t mine, theirs, ahead = 0;
+    if (!target || cw_nac_finished(target))
+        return 0;
+    const char *phase = cw_json_path_string(target, "status.phase");
+    json_object *qp = cw_json_path(target, "status.queuePosition");
+    if (phase && strcmp(phase, "Queued") == 0 && json_object_is_type(qp, json_type_int) &&
+        json_object_get_int64(qp) > 0)
+        return json_object_get_int64(qp);
+    if (!created_at(target, &mine))
+        return 0; /* not yet seen by the apiserver: no estimate */
+    size_t n = json_object_is_type(all, json_type_array) ? json_object_array_length(all) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *b = json_object_array_get_idx(all, i);
+        if (!cw_nac_finished(b) && created_at(b, &theirs) && theirs < mine)
+            ahead++;
+    }
+    return ahead + 1;
+}
+
+json_object *cw_nac_condition(json_object *conds, const char *type)
+{
+    size_t n = json_object_is_type(conds, json_type_array) ? json_object_array_length(conds) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *c = json_object_array_get_idx(conds, i);
+        const char *t = cw_json_path_string(c, "type");
+        if (t && strcmp(t, type) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+static int same(json_object *c, const char *key, const char *want)
+{
+    const char *v = cw_json_path_string(c, key);
+    return v && strcmp(v, want) == 0;
+}
+
+static int put(json_object *c, const char *key, const char *v)
+{
+    json_object *s = json_object_new_string(v);
+    if (!s || json_object_object_add(c, key, s)) {
+        json_object_put(s);
+        return CW_ENOMEM;
+    }
+    return CW_OK;
+}
+
+int cw_nac_set_condition(json_object **conds, const char *type, const char *status,
+                         const char *reason, const char *message, const char *now)
+{
+    if (!json_object_is_type(*conds, json_type_array) && !(*conds = json_object_new_array()))
+        return CW_ENOMEM;
+    json_object *c = cw_nac_condition(*conds, type);
+    if (c && same(c, "status", status) && same(c, "reason", reason) && same(c, "message", message))
+        return 0;
+    if (!c) {
+        if (!(c = json_object_new_object()) || json_object_array_add(*conds, c)) {
+            json_object_put(c);
+            return CW_ENOMEM;
+        }
+        if (put(c, "type", type) || put(c, "lastTransitionTime", now))
+            return CW_ENOMEM;
+    } else if (!same(c, "status", status) && put(c, "lastTransitionTime", now)) {
+        return CW_ENOMEM;
+    }
+    if (put(c, "status", status) || put(c, "reason", reason) || put(c, "message", message))
+        return CW_ENOMEM;
+    return 1;
+}
+
+int cw_nac_phase_rank(const char *phase)
+{
+    static const char *const order[] = {"", "New", "BackingOff", "Created", "Deleting"};
+    if (!phase)
+        return 0;
+    for (int i = 0; i < (int)(sizeof(order) / sizeof(order[0])); i++)
+        if (strcmp(phase, order[i]) == 0)
+            return i;
+    return -1;
+}
