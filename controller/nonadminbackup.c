@@ -33,10 +33,12 @@ const char *cw_nabctl_outcome_name(cw_nabctl_outcome o)
     return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "unknown";
 }
 
-static int str_is(json_object *o, const char *path, const char *want)
+/* o.<key> is the string want (keys such as label names hold dots: not a path). */
+static int str_is(json_object *o, const char *key, const char *want)
 {
-    const char *v = cw_json_path_string(o, path);
-    return v && want && strcmp(v, want) == 0;
+    json_object *v = cw_json_member(o, key);
+    return json_object_is_type(v, json_type_string) && want &&
+           strcmp(json_object_get_string(v), want) == 0;
 }
 
 int cw_nabctl_owns(json_object *backup, const char *ns, const char *name, const char *nacuuid)

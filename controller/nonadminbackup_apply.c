@@ -66,11 +66,12 @@ static json_object *backup_slim(void *ud, json_object *obj)
 static int origin_key(json_object *b, char *out, size_t outlen)
 {
     json_object *ann = cw_json_path(b, "metadata.annotations");
-    const char *ns = cw_json_path_string(ann, CW_NAB_ANN_NAMESPACE);
-    const char *name = cw_json_path_string(ann, CW_NAB_ANN_NAME);
-    if (!ns || !name)
+    json_object *ns = cw_json_member(ann, CW_NAB_ANN_NAMESPACE);
+    json_object *name = cw_json_member(ann, CW_NAB_ANN_NAME);
+    if (!json_object_is_type(ns, json_type_string) || !json_object_is_type(name, json_type_string))
         return 0;
-    int n = snprintf(out, outlen, "%s/%s", ns, name);
+    int n =
+        snprintf(out, outlen, "%s/%s", json_object_get_string(ns), json_object_get_string(name));
     return n > 0 && (size_t)n < outlen;
 }
 
