@@ -404,6 +404,9 @@ static int reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *e
         cw_log(CW_LOG_INFO, "nonadminbackup reconciled", CW_LS("nonadminbackup", key),
                CW_LS("outcome", res->outcome), CW_LS("nacuuid", a.nacuuid),
                CW_LS("phase", a.status ? cw_json_path_string(a.status, "phase") : ""));
+    else
+        cw_log(CW_LOG_DEBUG, "nonadminbackup up to date", CW_LS("nonadminbackup", key),
+               CW_LS("outcome", res->outcome));
     if (a.wait)
         res->requeue_at_ms = now_ms() + WAIT_MS;
     goto done;
