@@ -22,7 +22,7 @@
 static struct {
     char *kubeconfig, *context, *controllers, *namespace, *lease_namespace, *metrics_listen,
         *log_level, *log_format;
-    char *oadp_namespace, *enforce_backup_spec; /* nonadminbackup */
+    char *oadp_namespace, *enforce_backup_spec, *enforce_restore_spec; /* nonadmin* */
     long long workers;
     int skip_immediately, leader_elect;
     double lease_duration;
@@ -57,12 +57,17 @@ static const cw_opt opts[] = {
      "steps down after 2/3 of it without success",
      &o.lease_duration, "15s", NULL, 0, 0, 0},
     {"oadp-namespace", 0, CW_OPT_STRING, "NS",
-     "nonadminbackup: the OADP namespace, where the Velero objects of non-admin users live",
+     "nonadminbackup, nonadminrestore: the OADP namespace, where the Velero objects of non-admin "
+     "users live",
      &o.oadp_namespace, "openshift-adp", NULL, 0, 0, 0},
     {"enforce-backup-spec", 0, CW_OPT_STRING, "FILE",
      "nonadminbackup: a Velero BackupSpec (YAML) whose fields non-admin backups may leave unset "
      "(they are filled in) or set to the same value",
      &o.enforce_backup_spec, "", NULL, 0, 0, 0},
+    {"enforce-restore-spec", 0, CW_OPT_STRING, "FILE",
+     "nonadminrestore: a Velero RestoreSpec (YAML) whose fields non-admin restores may leave "
+     "unset (they are filled in) or set to the same value",
+     &o.enforce_restore_spec, "", NULL, 0, 0, 0},
     {"metrics-listen", 0, CW_OPT_STRING, "ADDR:PORT", "plain HTTP for /healthz, /readyz, /metrics",
      &o.metrics_listen, "0.0.0.0:8080", NULL, 0, 0, 0},
     {"log-level", 0, CW_OPT_ENUM, "LEVEL", "debug, info, warn or error", &o.log_level, "info",
@@ -150,7 +155,7 @@ int cw_cmd_controller(int argc, char **argv)
     cw_kube_config kcfg;
     cw_kube_client *kube = NULL;
     cw_ctrl ctrl;
-    json_object *enforce_backup = NULL;
+    json_object *enforce_backup = NULL, *enforce_restore = NULL;
     cw_log_level level;
     cw_log_format format;
 
@@ -227,6 +232,7 @@ int cw_cmd_controller(int argc, char **argv)
         .metrics_listen = o.metrics_listen,
         .oadp_namespace = o.oadp_namespace,
         .enforce_backup_spec = enforce_backup,
+        .enforce_restore_spec = enforce_restore,
     };
     rc = cw_ctrl_init(&ctrl, &cc, &err);
     ctrl_ok = 1; /* cw_ctrl_free undoes a partial init too */
@@ -272,6 +278,7 @@ done:
     cw_kube_client_free(kube);
     cw_kube_config_free(&kcfg);
     json_object_put(enforce_backup);
+    json_object_put(enforce_restore);
     if (policy_ok)
         cw_cmd_policy_free(&policy, &tzdb);
     cw_opts_free(&spec);

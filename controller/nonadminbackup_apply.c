@@ -1,518 +1,47 @@
 #include "controller/nonadminbackup_apply.h"
 
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 #include "controller/core/manager.h"
-#include "cron/tz.h"
-#include "lib/failpoint.h"
+#include "controller/nonadmin_apply.h"
+#include "controller/nonadminbackup.h"
 #include "lib/json.h"
-#include "lib/log.h"
 
-#define KEY_MAX     600
-#define ALL         "all"    /* backups index: every Velero Backup (the queue) */
-#define ACTIVE      "active" /* NonAdminBackups index: Created, Velero Backup unfinished */
-#define WAIT_MS     2000     /* look again while deletions are in progress */
-#define CONFLICT_MS 1000
-
-static cw_kube_resource nab_res(const char *ns)
+/* While being deleted: the DeleteBackupRequests of its Velero Backup (live: deletion is rare and
+ * must see what exists now). */
+static int gather(cw_nacshell *s, json_object *nab, cw_nac_input *in, cw_error *err)
 {
-    return (cw_kube_resource){"oadp.openshift.io", "v1alpha1", "nonadminbackups", ns};
-}
-
-static cw_kube_resource velero_res(const char *plural, const char *ns)
-{
-    return (cw_kube_resource){"velero.io", "v1", plural, ns};
-}
-
-/* ---- informer plumbing ---- */
-
-static int nab_index(void *ud, json_object *obj, char *out, size_t outlen)
-{
-    (void)ud;
-    const char *phase = cw_json_path_string(obj, "status.phase");
-    if (!phase || strcmp(phase, "Created") ||
-        cw_json_path_string(obj, "status.veleroBackup.status.completionTimestamp"))
-        return 0;
-    snprintf(out, outlen, ACTIVE);
-    return 1;
-}
-
-static int backup_index(void *ud, json_object *obj, char *out, size_t outlen)
-{
-    (void)ud;
-    (void)obj;
-    snprintf(out, outlen, ALL);
-    return 1;
-}
-
-/* What the cache keeps of a Velero Backup: identity, times, OADP's labels and annotations, and
- * the status (mirrored into the NonAdminBackup); not the spec. */
-static json_object *backup_slim(void *ud, json_object *obj)
-{
-    (void)ud;
-    json_object *out = NULL;
-    if (cw_json_copy(obj, &out) != CW_OK)
-        return NULL;
-    json_object_object_del(out, "spec");
-    json_object *meta = cw_json_member(out, "metadata");
-    json_object_object_del(meta, "managedFields");
-    return out;
-}
-
-/* The NonAdminBackup key a Velero Backup names in its origin annotations. */
-static int origin_key(json_object *b, char *out, size_t outlen)
-{
-    json_object *ann = cw_json_path(b, "metadata.annotations");
-    json_object *ns = cw_json_member(ann, CW_NAB_ANN_NAMESPACE);
-    json_object *name = cw_json_member(ann, CW_NAB_ANN_NAME);
-    if (!json_object_is_type(ns, json_type_string) || !json_object_is_type(name, json_type_string))
-        return 0;
-    int n =
-        snprintf(out, outlen, "%s/%s", json_object_get_string(ns), json_object_get_string(name));
-    return n > 0 && (size_t)n < outlen;
-}
-
-/* A Velero Backup changed: its NonAdminBackup looks again. When one finishes or an unfinished one
- * goes away, every active NonAdminBackup's queue position may have dropped: all of them look
- * again, found through the cache's index (one look-up, no API call). */
-static void on_backup(void *ud, cw_informer_op op, const char *key, json_object *old,
-                      json_object *obj)
-{
-    (void)key;
-    cw_nabctl *s = ud;
-    char nkey[KEY_MAX];
-    if (origin_key(obj ? obj : old, nkey, sizeof(nkey)))
-        cw_queue_add(s->queue, nkey);
-    int left = (op == CW_INFORMER_UPDATE && !cw_nac_finished(old) && cw_nac_finished(obj)) ||
-               (op == CW_INFORMER_DELETE && !cw_nac_finished(old));
-    if (!left)
-        return;
-    cw_strlist keys;
-    cw_strlist_init(&keys);
-    if (cw_ctrl_store_index_keys(cw_informer_store(&s->nabs), ACTIVE, &keys) == CW_OK)
-        for (size_t i = 0; i < keys.len; i++)
-            cw_queue_add(s->queue, keys.items[i]);
-    cw_strlist_free(&keys);
-}
-
-/* ---- writes ---- */
-
-static void count_write(cw_nabctl *s, const char *verb, int rc)
-{
-    const char *result = rc == CW_OK          ? "ok"
-                         : rc == CW_ECONFLICT ? "conflict"
-                         : rc == CW_ENOTFOUND ? "not_found"
-                                              : "error";
-    const char *v[] = {verb, result};
-    if (s->m_writes)
-        cw_metrics_add(s->m_writes, v, 1);
-}
-
-/* PUT .../status with the NonAdminBackup as read and the new status: conditional on its
- * resourceVersion. */
-static int put_status(cw_nabctl *s, json_object *nab, json_object *status, cw_error *err)
-{
-    json_object *body = NULL;
-    cw_buf path;
-    cw_buf_init(&path);
-    cw_kube_resource r = nab_res(cw_json_path_string(nab, "metadata.namespace"));
-    int rc = cw_json_copy(nab, &body);
-    if (rc == CW_OK && json_object_object_add(body, "status", json_object_get(status)))
-        rc = CW_ENOMEM;
-    if (rc == CW_OK)
-        rc = cw_kube_path(&path, &r, cw_json_path_string(nab, "metadata.name"), "status", err);
-    else
-        cw_error_set(err, rc, "out of memory");
-    if (rc == CW_OK)
-        rc = cw_kube_request(s->kube, "PUT", cw_buf_str(&path), NULL, body, NULL, err);
-    count_write(s, "update_status", rc);
-    json_object_put(body);
-    cw_buf_free(&path);
-    return rc;
-}
-
-static int patch_finalizers(cw_nabctl *s, json_object *nab, json_object *fins, cw_error *err)
-{
-    json_object *p = json_object_new_object(), *meta = json_object_new_object();
-    cw_kube_resource r = nab_res(cw_json_path_string(nab, "metadata.namespace"));
-    int rc = CW_ENOMEM;
-    if (p && meta && !json_object_object_add(p, "metadata", meta)) {
-        meta = NULL;
-        json_object *m = cw_json_member(p, "metadata");
-        json_object_object_add(
-            m, "resourceVersion",
-            json_object_new_string(cw_json_path_string(nab, "metadata.resourceVersion")));
-        json_object_object_add(m, "finalizers", json_object_get(fins));
-        rc = cw_kube_patch(s->kube, &r, cw_json_path_string(nab, "metadata.name"),
-                           CW_KUBE_PATCH_MERGE, p, NULL, NULL, err);
-    } else {
-        cw_error_set(err, rc, "out of memory");
-    }
-    count_write(s, "patch_finalizers", rc);
-    json_object_put(p);
-    json_object_put(meta);
-    return rc;
-}
-
-/* DELETE; already gone counts as done. */
-static int delete_one(cw_nabctl *s, const char *verb, const cw_kube_resource *r, const char *name,
-                      const char *uid, cw_error *err)
-{
-    cw_kube_delete_opts d;
-    cw_kube_delete_opts_init(&d);
-    d.uid = uid;
-    int rc = cw_kube_delete(s->kube, r, name, &d, NULL, err);
-    count_write(s, verb, rc);
-    return rc == CW_ENOTFOUND ? CW_OK : rc;
-}
-
-typedef struct collect {
-    json_object *items;
-} collect;
-
-static int collect_page(void *ud, const cw_kube_page *page, cw_error *err)
-{
-    collect *c = ud;
-    (void)err;
-    if (page->restarted) {
-        json_object_put(c->items);
-        c->items = NULL;
-    }
-    if (!c->items && !(c->items = json_object_new_array()))
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
-    for (size_t i = 0; i < json_object_array_length(page->items); i++)
-        json_object_array_add(c->items, json_object_get(json_object_array_get_idx(page->items, i)));
-    return 0;
-}
-
-/* The objects of r with the label selector, as a JSON array (caller's). */
-static int list_live(cw_nabctl *s, const cw_kube_resource *r, const char *selector,
-                     json_object **out, cw_error *err)
-{
-    cw_kube_list_opts lo;
-    collect c = {0};
-    cw_kube_list_opts_init(&lo);
-    lo.label_selector = selector;
-    int rc = cw_kube_list(s->kube, r, &lo, collect_page, &c, err);
-    if (rc == CW_OK && !c.items && !(c.items = json_object_new_array()))
-        rc = cw_error_set(err, CW_ENOMEM, "out of memory");
-    if (rc != CW_OK) {
-        json_object_put(c.items);
-        return rc;
-    }
-    *out = c.items;
-    return CW_OK;
-}
-
-/* The NonAdminRestores of the namespace made from this NonAdminBackup (spec.restoreSpec.backupName
- * names it), deleted. */
-static int delete_restores(cw_nabctl *s, const char *ns, const char *name, cw_error *err)
-{
-    cw_kube_resource r = {"oadp.openshift.io", "v1alpha1", "nonadminrestores", ns};
-    json_object *nars = NULL;
-    int rc = list_live(s, &r, NULL, &nars, err);
-    for (size_t i = 0; rc == CW_OK && i < json_object_array_length(nars); i++) {
-        json_object *nar = json_object_array_get_idx(nars, i);
-        const char *bn = cw_json_path_string(nar, "spec.restoreSpec.backupName");
-        if (bn && strcmp(bn, name) == 0)
-            rc = delete_one(s, "delete_nonadminrestore", &r,
-                            cw_json_path_string(nar, "metadata.name"),
-                            cw_json_path_string(nar, "metadata.uid"), err);
-    }
-    json_object_put(nars);
-    return rc;
-}
-
-/* The Velero Backup of the recorded nacuuid: from the cache, or from the API when the cache does
- * not have it (yet). One with that name that is not this NonAdminBackup's is never used. */
-static int find_backup(cw_nabctl *s, const char *ns, const char *name, const char *nacuuid,
-                       json_object **out, cw_error *err)
-{
-    char key[KEY_MAX];
-    *out = NULL;
-    snprintf(key, sizeof(key), "%s/%s", s->decide.oadp_namespace, nacuuid);
-    int rc = cw_ctrl_store_get(cw_informer_store(&s->backups), key, out);
-    if (rc == CW_ENOTFOUND) {
-        cw_kube_resource r = velero_res("backups", s->decide.oadp_namespace);
-        rc = cw_kube_get(s->kube, &r, nacuuid, out, err);
-    }
-    if (rc == CW_ENOTFOUND) {
-        *out = NULL;
-        return CW_OK;
-    }
-    if (rc != CW_OK)
-        return rc;
-    if (!cw_nabctl_owns(*out, ns, name, nacuuid)) {
-        json_object_put(*out);
-        *out = NULL;
-        return cw_error_set(err, CW_EINVAL,
-                            "Velero Backup %s/%s exists and does not carry this NonAdminBackup's "
-                            "origin labels and annotations: not adopted",
-                            s->decide.oadp_namespace, nacuuid);
-    }
-    return CW_OK;
-}
-
-static int create_velero(cw_nabctl *s, const char *plural, const char *verb, json_object *obj,
-                         cw_error *err)
-{
-    cw_kube_resource r = velero_res(plural, s->decide.oadp_namespace);
-    int rc = cw_kube_create(s->kube, &r, obj, NULL, NULL, err);
-    count_write(s, verb, rc);
-    return rc;
-}
-
-/* ---- the reconcile ---- */
-
-static void now_rfc3339(char *out, size_t len)
-{
-    cw_tz_format_rfc3339((int64_t)time(NULL), 0, out, len);
-}
-
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The writes of one decision, in order; a 409 anywhere ends the reconcile (the watch brings the
- * newer version). */
-static int apply(cw_nabctl *s, json_object *nab, const cw_nabctl_actions *a, cw_error *err)
-{
-    const char *ns = cw_json_path_string(nab, "metadata.namespace");
-    const char *name = cw_json_path_string(nab, "metadata.name");
-    int rc = CW_OK;
-    if (a->backup) {
-        cw_failpoint("nonadminbackup-create"); /* e2e: nacuuid recorded, nothing created */
-        rc = create_velero(s, "backups", "create_backup", a->backup, err);
-        if (rc == CW_ECONFLICT) {
-            /* Created by an earlier attempt: ours only when it carries our origin. */
-            json_object *cur = NULL;
-            rc = find_backup(s, ns, name, a->nacuuid, &cur, err);
-            json_object_put(cur);
-        }
-        if (rc != CW_OK)
-            return rc;
-        cw_failpoint("nonadminbackup-created"); /* e2e: created, status not written */
-    }
-    if (a->status && (rc = put_status(s, nab, a->status, err)) != CW_OK)
-        return rc;
-    if (a->finalizers && (rc = patch_finalizers(s, nab, a->finalizers, err)) != CW_OK)
-        return rc;
-    if (a->delete_nars && (rc = delete_restores(s, ns, name, err)) != CW_OK)
-        return rc;
-    if (a->delete_nab) {
-        cw_kube_resource r = nab_res(ns);
-        if ((rc = delete_one(s, "delete_nonadminbackup", &r, name,
-                             cw_json_path_string(nab, "metadata.uid"), err)) != CW_OK)
-            return rc;
-    }
-    if (a->dbr && (rc = create_velero(s, "deletebackuprequests", "create_deletebackuprequest",
-                                      a->dbr, err)) == CW_ECONFLICT)
-        rc = CW_OK; /* the one an earlier attempt made */
-    if (rc != CW_OK)
-        return rc;
-    if (a->delete_backup) {
-        cw_kube_resource r = velero_res("backups", s->decide.oadp_namespace);
-        if ((rc = delete_one(s, "delete_backup", &r, a->nacuuid, NULL, err)) != CW_OK)
-            return rc;
-    }
-    return CW_OK;
-}
-
-static int delete_dbrs(cw_nabctl *s, json_object *dbrs, cw_error *err)
-{
-    cw_kube_resource r = velero_res("deletebackuprequests", s->decide.oadp_namespace);
-    int rc = CW_OK;
-    for (size_t i = 0; rc == CW_OK && i < json_object_array_length(dbrs); i++) {
-        json_object *d = json_object_array_get_idx(dbrs, i);
-        rc =
-            delete_one(s, "delete_deletebackuprequest", &r, cw_json_path_string(d, "metadata.name"),
-                       cw_json_path_string(d, "metadata.uid"), err);
-    }
-    return rc;
-}
-
-static int reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err)
-{
-    cw_nabctl *s = ud;
-    json_object *nab = NULL, *backup = NULL, *backups = NULL, *dbrs = NULL;
-    cw_nabctl_actions a;
-    char now[CW_TZ_RFC3339_MAX], uuid[CW_UUID4_LEN + 1] = "", sel[KEY_MAX];
-    int rc;
-    cw_nabctl_actions_init(&a);
-
-    rc = cw_ctrl_store_get(cw_informer_store(&s->nabs), key, &nab);
-    if (rc == CW_ENOTFOUND) {
-        res->outcome = "deleted";
-        rc = CW_OK;
-        goto done;
-    }
-    if (rc != CW_OK) {
-        res->retry = 1;
-        cw_error_set(err, rc, "%s: out of memory", key);
-        goto done;
-    }
-    const char *ns = cw_json_path_string(nab, "metadata.namespace");
-    const char *name = cw_json_path_string(nab, "metadata.name");
     const char *nacuuid = cw_json_path_string(nab, "status.veleroBackup.nacuuid");
-    if (ns && name && nacuuid && *nacuuid &&
-        (rc = find_backup(s, ns, name, nacuuid, &backup, err)) != CW_OK)
-        goto fail;
-    if ((rc = cw_ctrl_store_by_index(cw_informer_store(&s->backups), ALL, &backups)) != CW_OK)
-        goto fail;
-    if (nacuuid && *nacuuid && cw_json_path(nab, "metadata.deletionTimestamp")) {
-        cw_kube_resource r = velero_res("deletebackuprequests", s->decide.oadp_namespace);
-        snprintf(sel, sizeof(sel), "%s=%s", CW_NAB_LABEL_NACUUID, nacuuid);
-        if ((rc = list_live(s, &r, sel, &dbrs, err)) != CW_OK)
-            goto fail;
-    }
-    if (!nacuuid && (rc = cw_uuid4(uuid, sizeof(uuid), err)) != CW_OK)
-        goto fail;
-    now_rfc3339(now, sizeof(now));
-    cw_nabctl_input in = {
-        .nab = nab, .backup = backup, .backups = backups, .dbrs = dbrs, .now = now, .uuid = uuid};
-    if ((rc = cw_nabctl_decide(&in, &s->decide, &a, err)) != CW_OK) {
-        res->retry = rc != CW_EINVAL;
-        cw_error_prefix(err, "NonAdminBackup %s", key);
-        goto done;
-    }
-    res->outcome = cw_nabctl_outcome_name(a.outcome);
-    rc = apply(s, nab, &a, err);
-    if (rc == CW_OK && a.delete_dbrs)
-        rc = delete_dbrs(s, dbrs, err);
-    if (rc == CW_ECONFLICT) {
-        cw_log(CW_LOG_DEBUG, "nonadminbackup changed meanwhile; deciding again",
-               CW_LS("nonadminbackup", key), CW_LS("error", err->message));
-        res->outcome = "conflict";
-        res->requeue_at_ms = now_ms() + CONFLICT_MS;
-        rc = CW_OK;
-        goto done;
-    }
-    if (rc == CW_ENOTFOUND) { /* deleted meanwhile */
-        res->outcome = "deleted";
-        rc = CW_OK;
-        goto done;
-    }
-    if (rc != CW_OK)
-        goto fail;
-    if (a.status || a.finalizers || a.backup || a.dbr || a.delete_nab)
-        cw_log(CW_LOG_INFO, "nonadminbackup reconciled", CW_LS("nonadminbackup", key),
-               CW_LS("outcome", res->outcome), CW_LS("nacuuid", a.nacuuid),
-               CW_LS("phase", a.status ? cw_json_path_string(a.status, "phase") : ""));
-    else
-        cw_log(CW_LOG_DEBUG, "nonadminbackup up to date", CW_LS("nonadminbackup", key),
-               CW_LS("outcome", res->outcome));
-    if (a.wait)
-        res->requeue_at_ms = now_ms() + WAIT_MS;
-    goto done;
-fail:
-    res->retry = 1;
-    cw_error_prefix(err, "NonAdminBackup %s", key);
-done:
-    cw_nabctl_actions_free(&a);
-    json_object_put(nab);
-    json_object_put(backup);
-    json_object_put(backups);
-    json_object_put(dbrs);
-    return rc;
+    char sel[128];
+    if (!nacuuid || !*nacuuid || !cw_json_path(nab, "metadata.deletionTimestamp"))
+        return CW_OK;
+    cw_kube_resource r = cw_nacshell_velero("deletebackuprequests", s->oadp);
+    snprintf(sel, sizeof(sel), "%s=%s", CW_NAB_LABEL_NACUUID, nacuuid);
+    return cw_nacshell_list(s, &r, sel, &in->dbrs, err);
 }
 
-/* ---- the reconciler as the manager sees it (controller/core/reconciler.h) ---- */
+static int decide(cw_nacshell *s, const cw_nac_input *in, cw_nac_actions *out, cw_error *err)
+{
+    cw_nabctl_config cfg = {.oadp_namespace = s->oadp, .enforced = s->enforced};
+    return cw_nabctl_decide(in, &cfg, out, err);
+}
+
+static const cw_nacshell_kind kind = {
+    .k = &cw_nac_backup_kind,
+    .plural = "nonadminbackups",
+    .velero_plural = "backups",
+    .name = "nonadminbackup",
+    .velero_informer = "nonadmin-velero-backups",
+    .writes_metric = "cronwarden_controller_nonadminbackup_writes_total",
+    .check_enforced = cw_nab_check_enforced,
+    .gather = gather,
+    .decide = decide,
+};
 
 static int op_create(const cw_reconciler_env *env, void **self, cw_error *err)
 {
-    static const char *const verb_result[] = {"verb", "result", NULL};
-    cw_nabctl *s = calloc(1, sizeof(*s));
-    int rc;
-    if (!s)
-        return cw_error_set(err, CW_ENOMEM, "out of memory");
-    *self = s;
-    s->kube = env->cfg->kube;
-    s->queue = env->queue;
-    s->decide.oadp_namespace = env->cfg->oadp_namespace && *env->cfg->oadp_namespace
-                                   ? env->cfg->oadp_namespace
-                                   : "openshift-adp";
-    s->decide.enforced = env->cfg->enforce_backup_spec;
-    if ((rc = cw_nab_check_enforced(s->decide.enforced, err)) != CW_OK)
-        return cw_error_prefix(err, "--enforce-backup-spec");
-    if (env->metrics &&
-        (rc = cw_metrics_counter(env->metrics, "cronwarden_controller_nonadminbackup_writes_total",
-                                 "API writes of the nonadminbackup reconciler by verb and result "
-                                 "(ok, conflict, not_found, error).",
-                                 verb_result, &s->m_writes, err)) != CW_OK)
-        return rc;
-    cw_informer_config nc = {
-        .name = "nonadminbackups",
-        .kube = s->kube,
-        .resource = nab_res(NULL),
-        .page_size = env->cfg->page_size,
-        .index = nab_index,
-        .queue = env->queue,
-        .metrics = env->informer_metrics,
-    };
-    if ((rc = cw_informer_init(&s->nabs, &nc, err)) != CW_OK)
-        return rc;
-    s->nabs_ok = 1;
-    cw_informer_config bc = {
-        .name = "nonadmin-velero-backups",
-        .kube = s->kube,
-        .resource = velero_res("backups", s->decide.oadp_namespace),
-        .page_size = env->cfg->page_size,
-        .transform = backup_slim,
-        .index = backup_index,
-        .handler = on_backup,
-        .handler_ud = s,
-        .metrics = env->informer_metrics,
-    };
-    if ((rc = cw_informer_init(&s->backups, &bc, err)) != CW_OK)
-        return rc;
-    s->backups_ok = 1;
-    return CW_OK;
-}
-
-static int op_start(void *self, cw_error *err)
-{
-    cw_nabctl *s = self;
-    int rc = cw_informer_start(&s->nabs, err);
-    return rc != CW_OK ? rc : cw_informer_start(&s->backups, err);
-}
-
-static int op_synced(void *self, char *why, size_t whylen)
-{
-    cw_nabctl *s = self;
-    cw_informer *infs[] = {&s->nabs, &s->backups};
-    return cw_informers_synced(infs, 2, why, whylen);
-}
-
-static int op_enqueue_all(void *self)
-{
-    cw_nabctl *s = self;
-    return cw_informer_enqueue_all(&s->nabs, s->queue);
-}
-
-static void op_stop(void *self)
-{
-    cw_nabctl *s = self;
-    cw_informer_stop(&s->backups);
-    cw_informer_stop(&s->nabs);
-}
-
-static void op_destroy(void *self)
-{
-    cw_nabctl *s = self;
-    if (!s)
-        return;
-    /* Backups first: their handler reads the NonAdminBackup cache. */
-    if (s->backups_ok)
-        cw_informer_free(&s->backups);
-    if (s->nabs_ok)
-        cw_informer_free(&s->nabs);
-    free(s);
+    int rc = cw_nacshell_create(&kind, env->cfg->enforce_backup_spec, env, self, err);
+    return rc == CW_EINVAL ? cw_error_prefix(err, "--enforce-backup-spec") : rc;
 }
 
 const cw_reconciler_ops cw_nonadminbackup_reconciler = {
@@ -521,10 +50,10 @@ const cw_reconciler_ops cw_nonadminbackup_reconciler = {
                "DataProtectionApplication spec.nonAdmin.enable false)",
     .default_enabled = 0,
     .create = op_create,
-    .start = op_start,
-    .synced = op_synced,
-    .enqueue_all = op_enqueue_all,
-    .reconcile = reconcile,
-    .stop = op_stop,
-    .destroy = op_destroy,
+    .start = cw_nacshell_start,
+    .synced = cw_nacshell_synced,
+    .enqueue_all = cw_nacshell_enqueue_all,
+    .reconcile = cw_nacshell_reconcile,
+    .stop = cw_nacshell_stop,
+    .destroy = cw_nacshell_destroy,
 };

@@ -61,6 +61,21 @@ static const char *value_text(json_object *v)
                                                     : cw_json_compact(v);
 }
 
+/* A field the administrator enforces may be unset or equal. */
+static int enforced_msg(json_object *spec, json_object *enforced, const char *where, char **msg)
+{
+    if (!json_object_is_type(enforced, json_type_object))
+        return CW_OK;
+    json_object_object_foreach(enforced, k, want)
+    {
+        json_object *have = cw_json_member(spec, k);
+        if (!is_zero(want) && !is_zero(have) && !json_object_equal(want, have))
+            return set_msg(msg, "the administrator has restricted spec.%s.%s field value to %s",
+                           where, k, value_text(want));
+    }
+    return CW_OK;
+}
+
 int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced, char **msg)
 {
     *msg = NULL;
@@ -87,40 +102,66 @@ int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced, 
                        "storageLocation");
     if (!is_null(cw_json_member(spec, "volumeSnapshotLocations")))
         return set_msg(msg, RESTRICTED, "volumeSnapshotLocations");
-    if (json_object_is_type(enforced, json_type_object)) {
-        json_object_object_foreach(enforced, k, want)
-        {
-            json_object *have = cw_json_member(spec, k);
-            if (!is_zero(want) && !is_zero(have) && !json_object_equal(want, have))
-                return set_msg(msg,
-                               "the administrator has restricted spec.backupSpec.%s field value "
-                               "to %s",
-                               k, value_text(want));
-        }
-    }
+    return enforced_msg(spec, enforced, "backupSpec", msg);
+}
+
+/* An enforced spec: a map that sets none of the refused fields. */
+static int check_enforced(json_object *enforced, const char *what, const char *users,
+                          const char *const *refused, cw_error *err)
+{
+    if (!enforced)
+        return CW_OK;
+    if (!json_object_is_type(enforced, json_type_object))
+        return cw_error_set(err, CW_EINVAL, "expected a Velero %s (a map), got %s", what,
+                            cw_json_type_name(enforced));
+    for (size_t i = 0; refused[i]; i++)
+        if (!is_zero(cw_json_member(enforced, refused[i])))
+            return cw_error_set(err, CW_EINVAL,
+                                "%s: non-admin %s may not set it, so it cannot be enforced",
+                                refused[i], users);
     return CW_OK;
 }
 
 int cw_nab_check_enforced(json_object *enforced, cw_error *err)
 {
-    static const char *const refused[] = {"includedNamespaces", "excludedNamespaces",
-                                          "includedClusterScopedResources",
-                                          "volumeSnapshotLocations", "storageLocation"};
-    if (!enforced)
-        return CW_OK;
-    if (!json_object_is_type(enforced, json_type_object))
-        return cw_error_set(err, CW_EINVAL, "expected a Velero BackupSpec (a map), got %s",
-                            cw_json_type_name(enforced));
-    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-        if (!is_zero(cw_json_member(enforced, refused[i])))
-            return cw_error_set(err, CW_EINVAL,
-                                "%s: non-admin backups may not set it, so it cannot be enforced",
-                                refused[i]);
+    static const char *const refused[] = {
+        "includedNamespaces",      "excludedNamespaces", "includedClusterScopedResources",
+        "volumeSnapshotLocations", "storageLocation",    NULL};
+    int rc = check_enforced(enforced, "BackupSpec", "backups", refused, err);
+    if (rc != CW_OK)
+        return rc;
     json_object *icr = cw_json_member(enforced, "includeClusterResources");
     if (json_object_is_type(icr, json_type_boolean) && json_object_get_boolean(icr))
         return cw_error_set(err, CW_EINVAL,
                             "includeClusterResources: non-admin backups can only set it to false");
     return CW_OK;
+}
+
+/* Every enforced field s leaves unset, copied in. */
+static int fill_enforced(json_object *s, json_object *enforced)
+{
+    if (!json_object_is_type(enforced, json_type_object))
+        return CW_OK;
+    json_object_object_foreach(enforced, k, want)
+    {
+        json_object *copy = NULL;
+        if (is_zero(want) || !is_zero(cw_json_member(s, k)))
+            continue;
+        if (cw_json_copy(want, &copy) != CW_OK || json_object_object_add(s, k, copy)) {
+            json_object_put(copy);
+            return CW_ENOMEM;
+        }
+    }
+    return CW_OK;
+}
+
+/* A copy of spec (an object; {} when it is not one). */
+static json_object *spec_copy(json_object *spec)
+{
+    json_object *s = NULL;
+    if (json_object_is_type(spec, json_type_object))
+        return cw_json_copy(spec, &s) == CW_OK ? s : NULL;
+    return json_object_new_object();
 }
 
 int cw_nab_velero_spec(json_object *spec, const char *ns, json_object *enforced, json_object **out)
@@ -129,36 +170,81 @@ int cw_nab_velero_spec(json_object *spec, const char *ns, json_object *enforced,
     *out = NULL;
     if (!nss)
         return CW_ENOMEM;
-    if (json_object_is_type(spec, json_type_object)) {
-        if (cw_json_copy(spec, &s) != CW_OK)
-            goto oom;
-    } else if (!(s = json_object_new_object())) {
+    if (!(s = spec_copy(spec)))
         goto oom;
-    }
     if (json_object_array_add(nss, json_object_new_string(ns)) ||
         json_object_object_add(s, "includedNamespaces", nss)) {
         nss = NULL;
         goto oom;
     }
     nss = NULL;
-    if (json_object_is_type(enforced, json_type_object)) {
-        json_object_object_foreach(enforced, k, want)
-        {
-            json_object *copy = NULL;
-            if (is_zero(want) || !is_zero(cw_json_member(s, k)))
-                continue;
-            if (cw_json_copy(want, &copy) != CW_OK || json_object_object_add(s, k, copy)) {
-                json_object_put(copy);
-                goto oom;
-            }
-        }
-    }
+    if (fill_enforced(s, enforced) != CW_OK)
+        goto oom;
     *out = s;
     return CW_OK;
 oom:
     json_object_put(nss);
     json_object_put(s);
     return CW_ENOMEM;
+}
+
+/* Absent, null, or an empty list or map: Go's len() == 0. */
+static int is_empty(json_object *v)
+{
+    return !v || (json_object_is_type(v, json_type_array) && json_object_array_length(v) == 0) ||
+           (json_object_is_type(v, json_type_object) && json_object_object_length(v) == 0);
+}
+
+int cw_nar_check_spec(json_object *spec, json_object *nab, json_object *enforced, char **msg)
+{
+    static const char *const restricted[] = {"includedNamespaces", "excludedNamespaces",
+                                             "namespaceMapping"};
+    *msg = NULL;
+    if (spec && !json_object_is_type(spec, json_type_object))
+        return set_msg(msg,
+                       "NonAdminRestore spec.restoreSpec is invalid: expected an object, got %s",
+                       cw_json_type_name(spec));
+    if (!is_zero(cw_json_member(spec, "scheduleName")))
+        return set_msg(msg, "NonAdminRestore spec.restoreSpec.scheduleName is restricted");
+    json_object *bn = cw_json_member(spec, "backupName");
+    if (is_zero(bn) || !json_object_is_type(bn, json_type_string))
+        return set_msg(msg, "NonAdminRestore spec.restoreSpec.backupName is not set");
+    for (size_t i = 0; i < sizeof(restricted) / sizeof(restricted[0]); i++)
+        if (!is_empty(cw_json_member(spec, restricted[i])))
+            return set_msg(msg, "NonAdminRestore spec.restoreSpec.%s is restricted", restricted[i]);
+    const char *phase = cw_json_path_string(nab, "status.phase");
+    const char *nacuuid = cw_json_path_string(nab, "status.veleroBackup.nacuuid");
+    if (!phase || strcmp(phase, "Created") || !nacuuid || !*nacuuid ||
+        cw_json_path(nab, "metadata.deletionTimestamp"))
+        return set_msg(msg, "NonAdminRestore spec.restoreSpec.backupName is invalid: "
+                            "NonAdminBackup is not ready to be restored");
+    return enforced_msg(spec, enforced, "restoreSpec", msg);
+}
+
+int cw_nar_check_enforced(json_object *enforced, cw_error *err)
+{
+    static const char *const refused[] = {"scheduleName",       "backupName",
+                                          "includedNamespaces", "excludedNamespaces",
+                                          "namespaceMapping",   NULL};
+    return check_enforced(enforced, "RestoreSpec", "restores", refused, err);
+}
+
+int cw_nar_velero_spec(json_object *spec, const char *backup, json_object *enforced,
+                       json_object **out)
+{
+    json_object *s = spec_copy(spec), *b = NULL;
+    *out = NULL;
+    if (!s || !(b = json_object_new_string(backup)) || json_object_object_add(s, "backupName", b)) {
+        json_object_put(b);
+        json_object_put(s);
+        return CW_ENOMEM;
+    }
+    if (fill_enforced(s, enforced) != CW_OK) {
+        json_object_put(s);
+        return CW_ENOMEM;
+    }
+    *out = s;
+    return CW_OK;
 }
 
 void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char *out, size_t outlen)

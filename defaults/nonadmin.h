@@ -20,6 +20,10 @@
 #define CW_NAC_MANAGED_BY       "oadp-nac-controller"
 #define CW_NAB_ANN_NAME         "openshift.io/oadp-nab-origin-name"
 #define CW_NAB_ANN_NAMESPACE    "openshift.io/oadp-nab-origin-namespace"
+#define CW_NAR_FINALIZER        "nonadminrestore.oadp.openshift.io/finalizer"
+#define CW_NAR_LABEL_NACUUID    "openshift.io/oadp-nar-origin-nacuuid"
+#define CW_NAR_ANN_NAME         "openshift.io/oadp-nar-origin-name"
+#define CW_NAR_ANN_NAMESPACE    "openshift.io/oadp-nar-origin-namespace"
 
 /* A nacuuid is a DNS-1123 label: at most 63 characters, of which the uuid4 takes 36. */
 #define CW_NACUUID_MAX 63
@@ -40,6 +44,21 @@ int cw_nab_check_enforced(json_object *enforced, cw_error *err);
 /* The Velero Backup spec to create: a copy of spec with includedNamespaces [ns] and every enforced
  * field the user left unset filled in. *out is the caller's. CW_OK or CW_ENOMEM. */
 int cw_nab_velero_spec(json_object *spec, const char *ns, json_object *enforced, json_object **out);
+
+/* OADP's ValidateRestoreSpec: spec is spec.restoreSpec (may be NULL); nab the NonAdminBackup of
+ * the same namespace that spec.backupName names (NULL: there is none). scheduleName,
+ * includedNamespaces, excludedNamespaces and namespaceMapping must be absent; backupName must be
+ * set and name a NonAdminBackup in phase Created with a recorded nacuuid ("NonAdminRestore
+ * spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be restored"); enforced
+ * fields as for backups. *msg as cw_nab_check_spec. */
+int cw_nar_check_spec(json_object *spec, json_object *nab, json_object *enforced, char **msg);
+/* As cw_nab_check_enforced, for a RestoreSpec (scheduleName, backupName, includedNamespaces,
+ * excludedNamespaces, namespaceMapping cannot be enforced). */
+int cw_nar_check_enforced(json_object *enforced, cw_error *err);
+/* The Velero Restore spec: a copy of spec with backupName the NonAdminBackup's Velero Backup
+ * (its nacuuid) and the enforced fields the user left unset. */
+int cw_nar_velero_spec(json_object *spec, const char *backup, json_object *enforced,
+                       json_object **out);
 
 /* OADP's GenerateNacObjectUUID given the uuid: "<ns>-<name>-<uuid>" within 63 characters; the
  * name part is shortened first, then the namespace (and the name dropped); the uuid stays whole.

@@ -53,19 +53,19 @@
 typedef struct {
     const char *label;
     const char *nab, *backup, *backups, *dbrs, *enforced;
-    cw_nabctl_outcome outcome;
+    cw_nac_outcome outcome;
     const char *status, *finalizers, *create, *dbr;
     const char *flags; /* "nars nab backup dbrs wait" as they apply */
 } nab_case;
 
 static const nab_case cases[] = {
     /* ---- admission ---- */
-    {"first sight: phase New", NAB("", SPEC, "{}"), NULL, "[]", NULL, NULL, CW_NABCTL_NEW,
+    {"first sight: phase New", NAB("", SPEC, "{}"), NULL, "[]", NULL, NULL, CW_NAC_NEW,
      "{'phase':'New'}", NULL, NULL, NULL, ""},
-    {"no status at all: phase New", NAB("", SPEC, "null"), NULL, "[]", NULL, NULL, CW_NABCTL_NEW,
+    {"no status at all: phase New", NAB("", SPEC, "null"), NULL, "[]", NULL, NULL, CW_NAC_NEW,
      "{'phase':'New'}", NULL, NULL, NULL, ""},
     {"invalid: BackingOff, Accepted=False InvalidBackupSpec with OADP's message",
-     NAB("", BAD, "{'phase':'New'}"), NULL, "[]", NULL, NULL, CW_NABCTL_INVALID,
+     NAB("", BAD, "{'phase':'New'}"), NULL, "[]", NULL, NULL, CW_NAC_INVALID,
      "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidBackupSpec", BAD_MSG,
                                                  T1) "]}",
      NULL, NULL, NULL, ""},
@@ -73,26 +73,26 @@ static const nab_case cases[] = {
      NAB("", BAD,
          "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidBackupSpec",
                                                      BAD_MSG, T0) "]}"),
-     NULL, "[]", NULL, NULL, CW_NABCTL_INVALID, NULL, NULL, NULL, NULL, ""},
+     NULL, "[]", NULL, NULL, CW_NAC_INVALID, NULL, NULL, NULL, NULL, ""},
     {"enforced by the administrator", NAB("", "{'backupSpec':{'ttl':'1h0m0s'}}", "{'phase':'New'}"),
-     NULL, "[]", NULL, "{'ttl':'720h0m0s'}", CW_NABCTL_INVALID,
+     NULL, "[]", NULL, "{'ttl':'720h0m0s'}", CW_NAC_INVALID,
      "{'phase':'BackingOff','conditions':[" COND(
          "Accepted", "False", "InvalidBackupSpec",
          "the administrator has restricted spec.backupSpec.ttl field value to 720h0m0s", T1) "]}",
      NULL, NULL, NULL, ""},
     {"valid: Accepted, the nacuuid recorded before anything is created",
-     NAB("", SPEC, "{'phase':'New'}"), NULL, "[]", NULL, NULL, CW_NABCTL_ACCEPTED,
+     NAB("", SPEC, "{'phase':'New'}"), NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED,
      "{'phase':'New','conditions':[" ACC(T1) "]," VBREF "}}", NULL, NULL, NULL, ""},
     {"edited from invalid to valid: accepted, still BackingOff until Created",
      NAB("", SPEC,
          "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidBackupSpec",
                                                      BAD_MSG, T0) "]}"),
-     NULL, "[]", NULL, NULL, CW_NABCTL_ACCEPTED,
+     NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED,
      "{'phase':'BackingOff','conditions':[" ACC(T1) "]," VBREF "}}", NULL, NULL, NULL, ""},
     {"nacuuid recorded: the finalizer next", NAB(",'finalizers':['keep']", SPEC, ACCEPTED), NULL,
-     "[]", NULL, NULL, CW_NABCTL_FINALIZER, NULL, "['keep'," F "]", NULL, NULL, ""},
+     "[]", NULL, NULL, CW_NAC_FINALIZER, NULL, "['keep'," F "]", NULL, NULL, ""},
     {"finalizer held: the Velero Backup, then Created + Queued", NAB(FIN, SPEC, ACCEPTED), NULL,
-     "[]", NULL, "{'snapshotVolumes':false}", CW_NABCTL_CREATE,
+     "[]", NULL, "{'snapshotVolumes':false}", CW_NAC_CREATE,
      "{'phase':'Created','conditions':[" ACC(T0) "," COND(
          "Queued", "True", "BackupScheduled", "Created Velero Backup object",
          T1) "]," VBREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}",
@@ -103,28 +103,27 @@ static const nab_case cases[] = {
      NULL, ""},
     {"a crash after the create: the recorded nacuuid's Backup is adopted, not made again",
      NAB(FIN, SPEC, ACCEPTED), VB(T1, "{'phase':'New'}"), QUEUE("{'phase':'New'}"), NULL, NULL,
-     CW_NABCTL_ADOPT,
+     CW_NAC_ADOPT,
      "{'phase':'Created','conditions':[" ACC(T0) "," COND(
          "Queued", "True", "BackupScheduled", "Created Velero Backup object",
          T1) "]," VBREF ",'status':{'phase':'New'}},'queueInfo':{'estimatedQueuePosition':2}}",
      NULL, NULL, NULL, ""},
     /* ---- mirroring ---- */
     {"Created: status mirrored, queue position 1 + unfinished earlier ones",
-     NAB(FIN, SPEC, CREATED("{}", "0")), VB(T1, RUNNING), QUEUE(RUNNING), NULL, NULL,
-     CW_NABCTL_SYNC, CREATED(RUNNING, "2"), NULL, NULL, NULL, ""},
+     NAB(FIN, SPEC, CREATED("{}", "0")), VB(T1, RUNNING), QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC,
+     CREATED(RUNNING, "2"), NULL, NULL, NULL, ""},
     {"nothing changed: nothing written", NAB(FIN, SPEC, CREATED(RUNNING, "2")), VB(T1, RUNNING),
-     QUEUE(RUNNING), NULL, NULL, CW_NABCTL_SYNC, NULL, NULL, NULL, NULL, ""},
+     QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC, NULL, NULL, NULL, NULL, ""},
     {"finished: position 0, the status copied whole", NAB(FIN, SPEC, CREATED(RUNNING, "2")),
-     VB(T1, DONE), QUEUE(DONE), NULL, NULL, CW_NABCTL_SYNC, CREATED(DONE, "0"), NULL, NULL, NULL,
-     ""},
+     VB(T1, DONE), QUEUE(DONE), NULL, NULL, CW_NAC_SYNC, CREATED(DONE, "0"), NULL, NULL, NULL, ""},
     {"the backup queue's position while Queued", NAB(FIN, SPEC, CREATED("{}", "0")),
      VB(T1, "{'phase':'Queued','queuePosition':5}"), QUEUE("{'phase':'Queued','queuePosition':5}"),
-     NULL, NULL, CW_NABCTL_SYNC, CREATED("{'phase':'Queued','queuePosition':5}", "5"), NULL, NULL,
+     NULL, NULL, CW_NAC_SYNC, CREATED("{'phase':'Queued','queuePosition':5}", "5"), NULL, NULL,
      NULL, ""},
     {"a spec edited to invalid after Created changes nothing", NAB(FIN, BAD, CREATED(RUNNING, "2")),
-     VB(T1, RUNNING), QUEUE(RUNNING), NULL, NULL, CW_NABCTL_SYNC, NULL, NULL, NULL, NULL, ""},
+     VB(T1, RUNNING), QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC, NULL, NULL, NULL, NULL, ""},
     {"the Velero Backup disappeared: Accepted=False VeleroBackupNotFound, never recreated",
-     NAB(FIN, SPEC, CREATED(RUNNING, "2")), NULL, "[]", NULL, NULL, CW_NABCTL_LOST,
+     NAB(FIN, SPEC, CREATED(RUNNING, "2")), NULL, "[]", NULL, NULL, CW_NAC_LOST,
      "{'phase':'Created','conditions':[" COND("Accepted", "False", "VeleroBackupNotFound",
                                               "related Velero Backup openshift-adp/" NAC
                                               " not found",
@@ -133,7 +132,7 @@ static const nab_case cases[] = {
      NULL, NULL, NULL, ""},
     /* ---- deletion ---- */
     {"spec.deleteBackup: Deleting, its restores and the NonAdminBackup deleted",
-     NAB(FIN, DEL_SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]", NULL, NULL, CW_NABCTL_DELETE,
+     NAB(FIN, DEL_SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]", NULL, NULL, CW_NAC_DELETE,
      "{'phase':'Deleting','conditions':[" ACC(T0) "," QUEUED "," COND(
          "Deleting", "True", "DeletionPending", "backup accepted for deletion",
          T1) "]," VBREF ",'status':" DONE "},'queueInfo':{'estimatedQueuePosition':0}}",
@@ -141,13 +140,12 @@ static const nab_case cases[] = {
     {"deleteBackup on an invalid one: deleted too (no finalizer holds it)",
      NAB("", "{'backupSpec':{'includedNamespaces':['bank']},'deleteBackup':true}",
          "{'phase':'BackingOff'}"),
-     NULL, "[]", NULL, NULL, CW_NABCTL_DELETE,
+     NULL, "[]", NULL, NULL, CW_NAC_DELETE,
      "{'phase':'Deleting','conditions':[" COND("Deleting", "True", "DeletionPending",
                                                "backup accepted for deletion", T1) "]}",
      NULL, NULL, NULL, "nars nab"},
     {"being deleted with deleteBackup: a DeleteBackupRequest, recorded",
-     NAB(FIN DELETED, DEL_SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]", "[]", NULL,
-     CW_NABCTL_PURGING,
+     NAB(FIN DELETED, DEL_SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]", "[]", NULL, CW_NAC_PURGING,
      "{'phase':'Deleting','conditions':[" ACC(T0) "," QUEUED "," COND(
          "Deleting", "True", "DeletionPending", "backup accepted for deletion",
          T1) "]," VBREF ",'status':" DONE "},'queueInfo':{'estimatedQueuePosition':0},"
@@ -163,7 +161,7 @@ static const nab_case cases[] = {
          "'},'veleroDeleteBackupRequest':{'nacuuid':'" NAC "','name':'" NAC
          "','namespace':'openshift-adp','status':{}}}"),
      VB(T1, DONE), "[]", "[{'metadata':{'name':'" NAC "'},'status':{'phase':'InProgress'}}]", NULL,
-     CW_NABCTL_PURGING,
+     CW_NAC_PURGING,
      "{'phase':'Deleting','veleroBackup':{'nacuuid':'" NAC
      "'},'veleroDeleteBackupRequest':{'nacuuid':'" NAC "','name':'" NAC
      "','namespace':'openshift-adp','status':{'phase':'InProgress'}},'conditions':[" COND(
@@ -172,42 +170,41 @@ static const nab_case cases[] = {
     {"the Velero Backup is gone: the finalizer goes (no status: the object goes)",
      NAB(",'finalizers':['keep'," F "]" DELETED, DEL_SPEC,
          "{'phase':'Deleting','veleroBackup':{'nacuuid':'" NAC "'}}"),
-     NULL, "[]", "[]", NULL, CW_NABCTL_RELEASE, NULL, "['keep']", NULL, NULL, ""},
+     NULL, "[]", "[]", NULL, CW_NAC_RELEASE, NULL, "['keep']", NULL, NULL, ""},
     {"a direct delete: the Velero Backup object and its requests go, data kept",
      NAB(FIN DELETED, SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]",
-     "[{'metadata':{'name':'old'}}]", NULL, CW_NABCTL_DETACHING,
+     "[{'metadata':{'name':'old'}}]", NULL, CW_NAC_DETACHING,
      "{'phase':'Deleting','conditions':[" ACC(T0) "," QUEUED "," COND(
          "Deleting", "True", "DeletionPending",
          "permanent backup deletion requires setting spec.deleteBackup to true",
          T1) "]," VBREF ",'status':" DONE "},'queueInfo':{'estimatedQueuePosition':0}}",
      NULL, NULL, NULL, "backup dbrs wait"},
     {"a direct delete of one that never got a nacuuid: released at once",
-     NAB(FIN DELETED, BAD, "{'phase':'BackingOff'}"), NULL, "[]", NULL, NULL, CW_NABCTL_RELEASE,
-     NULL, "[]", NULL, NULL, ""},
+     NAB(FIN DELETED, BAD, "{'phase':'BackingOff'}"), NULL, "[]", NULL, NULL, CW_NAC_RELEASE, NULL,
+     "[]", NULL, NULL, ""},
     {"being deleted without our finalizer: nothing", NAB(DELETED, SPEC, "{'phase':'New'}"), NULL,
-     "[]", NULL, NULL, CW_NABCTL_NONE, NULL, NULL, NULL, NULL, ""},
+     "[]", NULL, NULL, CW_NAC_NONE, NULL, NULL, NULL, NULL, ""},
     {"Deleting but the delete never arrived: delete again, phase stays",
-     NAB(FIN, SPEC, "{'phase':'Deleting'}"), NULL, "[]", NULL, NULL, CW_NABCTL_NONE, NULL, NULL,
-     NULL, NULL, "nab"},
+     NAB(FIN, SPEC, "{'phase':'Deleting'}"), NULL, "[]", NULL, NULL, CW_NAC_NONE, NULL, NULL, NULL,
+     NULL, "nab"},
 };
 
-static void flags_of(const cw_nabctl_actions *a, char *out, size_t len)
+static void flags_of(const cw_nac_actions *a, char *out, size_t len)
 {
-    snprintf(out, len, "%s%s%s%s%s", a->delete_nars ? "nars " : "", a->delete_nab ? "nab " : "",
-             a->delete_backup ? "backup " : "", a->delete_dbrs ? "dbrs " : "",
+    snprintf(out, len, "%s%s%s%s%s", a->delete_nars ? "nars " : "", a->delete_self ? "nab " : "",
+             a->delete_velero ? "backup " : "", a->delete_dbrs ? "dbrs " : "",
              a->wait ? "wait " : "");
     size_t n = strlen(out);
     if (n)
         out[n - 1] = 0;
 }
 
-static int decide(const nab_case *c, json_object *nab, json_object *enforced, cw_nabctl_actions *a,
+static int decide(const nab_case *c, json_object *nab, json_object *enforced, cw_nac_actions *a,
                   cw_error *err)
 {
     json_object *b = tjson(c->backup), *bs = tjson(c->backups), *dbrs = tjson(c->dbrs);
     cw_nabctl_config cfg = {.oadp_namespace = "openshift-adp", .enforced = enforced};
-    cw_nabctl_input in = {
-        .nab = nab, .backup = b, .backups = bs, .dbrs = dbrs, .now = T1, .uuid = UUID};
+    cw_nac_input in = {.obj = nab, .velero = b, .all = bs, .dbrs = dbrs, .now = T1, .uuid = UUID};
     int rc = cw_nabctl_decide(&in, &cfg, a, err);
     json_object_put(b);
     json_object_put(bs);
@@ -221,19 +218,19 @@ static void test_transitions(void **state)
     for (size_t i = 0; i < N(cases); i++) {
         const nab_case *c = &cases[i];
         json_object *nab = tjson(c->nab), *enf = tjson(c->enforced);
-        cw_nabctl_actions a;
+        cw_nac_actions a;
         cw_error err;
         char flags[64];
-        cw_nabctl_actions_init(&a);
+        cw_nac_actions_init(&a);
         cw_error_init(&err);
         if (decide(c, nab, enf, &a, &err) != CW_OK)
             fail_msg("%s: %s", c->label, err.message);
         if (a.outcome != c->outcome)
-            fail_msg("%s: outcome %s, want %s", c->label, cw_nabctl_outcome_name(a.outcome),
-                     cw_nabctl_outcome_name(c->outcome));
+            fail_msg("%s: outcome %s, want %s", c->label, cw_nac_outcome_name(a.outcome),
+                     cw_nac_outcome_name(c->outcome));
         expect_json(a.status, c->status, "status", c->label);
         expect_json(a.finalizers, c->finalizers, "finalizers", c->label);
-        expect_json(a.backup, c->create, "Velero Backup", c->label);
+        expect_json(a.create, c->create, "Velero Backup", c->label);
         expect_json(a.dbr, c->dbr, "DeleteBackupRequest", c->label);
         flags_of(&a, flags, sizeof(flags));
         if (strcmp(flags, c->flags))
@@ -248,18 +245,18 @@ static void test_transitions(void **state)
             if (a.finalizers)
                 json_object_object_add(json_object_object_get(again, "metadata"), "finalizers",
                                        json_object_get(a.finalizers));
-            cw_nabctl_actions b;
-            cw_nabctl_actions_init(&b);
+            cw_nac_actions b;
+            cw_nac_actions_init(&b);
             if (decide(c, again, enf, &b, &err) != CW_OK)
                 fail_msg("%s (replayed): %s", c->label, err.message);
             if (a.status && b.status && json_object_equal(a.status, b.status))
                 fail_msg("%s (replayed): the same status written twice", c->label);
             if (a.finalizers && b.finalizers && json_object_equal(a.finalizers, b.finalizers))
                 fail_msg("%s (replayed): the same finalizers written twice", c->label);
-            cw_nabctl_actions_free(&b);
+            cw_nac_actions_free(&b);
             json_object_put(again);
         }
-        cw_nabctl_actions_free(&a);
+        cw_nac_actions_free(&a);
         json_object_put(nab);
         json_object_put(enf);
     }
@@ -281,15 +278,15 @@ static void test_refused(void **state)
     (void)state;
     for (size_t i = 0; i < N(bad_cases); i++) {
         json_object *nab = tjson(bad_cases[i].nab);
-        cw_nabctl_actions a;
+        cw_nac_actions a;
         cw_error err;
-        cw_nabctl_actions_init(&a);
+        cw_nac_actions_init(&a);
         cw_error_init(&err);
         cw_nabctl_config cfg = {.oadp_namespace = "openshift-adp"};
-        cw_nabctl_input in = {.nab = nab, .now = T1, .uuid = UUID};
+        cw_nac_input in = {.obj = nab, .now = T1, .uuid = UUID};
         assert_int_equal(cw_nabctl_decide(&in, &cfg, &a, &err), CW_EINVAL);
         assert_string_equal(err.message, bad_cases[i].error);
-        cw_nabctl_actions_free(&a);
+        cw_nac_actions_free(&a);
         json_object_put(nab);
     }
 }
@@ -318,7 +315,7 @@ static void test_owns(void **state)
     (void)state;
     for (size_t i = 0; i < N(owns_cases); i++) {
         json_object *b = tjson(owns_cases[i].backup);
-        if (cw_nabctl_owns(b, "shop", "daily", NAC) != owns_cases[i].owns)
+        if (cw_nac_owns(&cw_nac_backup_kind, b, "shop", "daily", NAC) != owns_cases[i].owns)
             fail_msg("%s: owns %d", owns_cases[i].label, !owns_cases[i].owns);
         json_object_put(b);
     }
