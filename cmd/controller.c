@@ -194,8 +194,12 @@ int cw_cmd_controller(int argc, char **argv)
     policy_ok = 1;
     policy.schedule_skip_immediately = o.skip_immediately;
 
-    if (o.enforce_backup_spec && *o.enforce_backup_spec &&
-        load_spec("--enforce-backup-spec", o.enforce_backup_spec, &enforce_backup, &err) != CW_OK) {
+    if ((o.enforce_backup_spec && *o.enforce_backup_spec &&
+         load_spec("--enforce-backup-spec", o.enforce_backup_spec, &enforce_backup, &err) !=
+             CW_OK) ||
+        (o.enforce_restore_spec && *o.enforce_restore_spec &&
+         load_spec("--enforce-restore-spec", o.enforce_restore_spec, &enforce_restore, &err) !=
+             CW_OK)) {
         code = cw_cmd_usage_error("controller", err.message);
         goto done;
     }

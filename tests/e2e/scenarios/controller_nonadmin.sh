@@ -9,7 +9,9 @@
 #   - an invalid spec: BackingOff with OADP's message, accepted once edited;
 #   - the attacker's view: every way alice tries to reach another namespace is refused with the
 #     message, and no Velero Backup covers anything but shop;
-#   - spec.deleteBackup (DeleteBackupRequest, then gone); a direct delete (the Velero Backup object
+#   - a NonAdminRestore from creation to Completed; every way alice tries to restore another
+#     namespace's backup, or into another namespace, is refused;
+#   - spec.deleteBackup (DeleteBackupRequest and the restores made from it, then gone); a direct delete (the Velero Backup object
 #     and its requests go, then the NonAdminBackup); a Velero Backup that disappears.
 . "$(dirname "$0")/../lib.sh"
 e2e_start
@@ -43,8 +45,8 @@ as_alice() { kc --as=alice "$@"; }
 
 ctl() {
   local name=$1; shift
-  e2e_bg "$name" env "$@" "$CW_BINARY" controller --controllers nonadminbackup --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" \
-    --oadp-namespace "$OADP" --enforce-backup-spec "$E2E_DIR/enforced.yaml" \
+  e2e_bg "$name" env "$@" "$CW_BINARY" controller --controllers nonadminbackup,nonadminrestore --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" \
+    --oadp-namespace "$OADP" --enforce-backup-spec "$E2E_DIR/enforced.yaml" --enforce-restore-spec "$E2E_DIR/enforced-restore.yaml" \
     --leader-election-namespace "$LEASE_NS" --lease-duration 3s --metrics-listen 127.0.0.1:0 --log-level debug
 }
 log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }
@@ -67,6 +69,7 @@ mknab() { # NAME BACKUPSPEC-JSON
 {"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"$1","namespace":"shop"},"spec":{"backupSpec":$2}}
 EOF
 }
+printf 'existingResourcePolicy: none\n' >"$E2E_DIR/enforced-restore.yaml"
 cat >"$E2E_DIR/enforced.yaml" <<'EOF'
 # the administrator's rules for non-admin backups
 ttl: 720h0m0s
@@ -187,6 +190,66 @@ assert_json "$(kc get backups.velero.io -n "$OADP" -l openshift.io/oadp-nab-orig
   '[[["shop"],null,null,null,null]]'
 assert_eq 3 "$(kc get backups.velero.io -n "$OADP" -l openshift.io/oadp-nab-origin-nacuuid -o name | wc -l)" "Velero Backups of non-admin users (daily, edited, selector)"
 
+e2e_step "a NonAdminRestore of daily: a Velero Restore of daily's Velero Backup, mirrored to Completed"
+mknar() { # NAME RESTORESPEC-JSON
+  as_alice create -f - <<EOF
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminRestore","metadata":{"name":"$1","namespace":"shop"},"spec":{"restoreSpec":$2}}
+EOF
+}
+nar_field() { kc get nonadminrestores.oadp.openshift.io -n shop "$1" -o json | jq -cr "$2"; }
+nar_is() { [ "$(nar_field "$1" "$2")" = "$3" ]; }
+kc create -n "$OADP" -f - >/dev/null <<'EOF'
+{"apiVersion":"velero.io/v1","kind":"Restore","metadata":{"name":"admin-restore"},"spec":{"backupName":"admin-1"}}
+EOF
+sleep 1.1
+assert_ok mknar undo '{"backupName":"daily","restorePVs":true}'
+wait_for 15 "undo Created" nar_is undo .status.phase Created
+RNAC=$(nar_field undo .status.veleroRestore.nacuuid)
+[[ $RNAC =~ ^shop-undo-[0-9a-f-]{36}$ ]] || e2e_fail "restore nacuuid '$RNAC'"
+vr=$(kc get restores.velero.io -n "$OADP" "$RNAC" -o json)
+assert_json "$vr" .spec '{"backupName":"'"$NAC"'","existingResourcePolicy":"none","restorePVs":true}'
+assert_json "$vr" '.metadata.labels["openshift.io/oadp-nar-origin-nacuuid"]' "$RNAC"
+assert_json "$vr" .metadata.annotations '{"openshift.io/oadp-nar-origin-name":"undo","openshift.io/oadp-nar-origin-namespace":"shop"}'
+obj=$(kc get nonadminrestores.oadp.openshift.io -n shop undo -o json)
+assert_json "$obj" .metadata.finalizers '["nonadminrestore.oadp.openshift.io/finalizer"]'
+assert_json "$obj" '.status.conditions | map([.type, .status, .reason, .message])' \
+  '[["Accepted","True","RestoreAccepted","restore accepted"],["Queued","True","RestoreScheduled","Created Velero Restore object"]]'
+wait_for 10 "undo's queue position 2 (behind admin-restore)" nar_is undo .status.queueInfo.estimatedQueuePosition 2
+assert_ok kc patch restores.velero.io -n "$OADP" admin-restore --type merge -p "{\"status\":{\"phase\":\"Completed\",\"completionTimestamp\":\"$(now)\"}}"
+wait_for 10 "undo's queue position 1" nar_is undo .status.queueInfo.estimatedQueuePosition 1
+assert_ok kc patch restores.velero.io -n "$OADP" "$RNAC" --type merge -p "{\"status\":{\"phase\":\"Completed\",\"completionTimestamp\":\"$(now)\"}}"
+wait_for 10 "undo Completed, position 0" nar_is undo '[.status.veleroRestore.status.phase, .status.queueInfo.estimatedQueuePosition]' '["Completed",0]'
+
+e2e_step "the attacker's restores: another namespace's backup, a mapping, namespaces: refused"
+kc create -f - >/dev/null <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"vault","namespace":"bank"},"spec":{"backupSpec":{}}}
+EOF
+wait_for 15 "bank's vault Created" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n bank vault -o jsonpath='{.status.phase}' | grep -qx Created"
+BANK_NAC=$(kc get nonadminbackups.oadp.openshift.io -n bank vault -o jsonpath='{.status.veleroBackup.nacuuid}')
+NR='NonAdminRestore spec.restoreSpec.%s is restricted'
+NOT_READY='NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be restored'
+while IFS='|' read -r name spec msg; do
+  assert_ok mknar "$name" "$spec"
+  wait_for 10 "$name refused" nar_is "$name" .status.phase BackingOff
+  assert_eq "$msg" "$(nar_field "$name" '.status.conditions[] | select(.type == "Accepted") | .message')" "$name's message"
+done <<EOF
+r-bank|{"backupName":"vault"}|$NOT_READY
+r-banknac|{"backupName":"$BANK_NAC"}|$NOT_READY
+r-admin|{"backupName":"admin-1"}|$NOT_READY
+r-map|{"backupName":"daily","namespaceMapping":{"shop":"bank"}}|$(printf "$NR" namespaceMapping)
+r-into|{"backupName":"daily","includedNamespaces":["bank"]}|$(printf "$NR" includedNamespaces)
+r-star|{"backupName":"daily","includedNamespaces":["*"]}|$(printf "$NR" includedNamespaces)
+r-excl|{"backupName":"daily","excludedNamespaces":["shop"]}|$(printf "$NR" excludedNamespaces)
+r-sched|{"backupName":"daily","scheduleName":"bank-nightly"}|$(printf "$NR" scheduleName)
+r-none|{}|NonAdminRestore spec.restoreSpec.backupName is not set
+r-policy|{"backupName":"daily","existingResourcePolicy":"update"}|the administrator has restricted spec.restoreSpec.existingResourcePolicy field value to none
+EOF
+assert_fails --match forbidden as_alice create -n "$OADP" -f - <<'EOF'
+{"apiVersion":"velero.io/v1","kind":"Restore","metadata":{"name":"direct"},"spec":{"backupName":"admin-1"}}
+EOF
+assert_json "$(kc get restores.velero.io -n "$OADP" -l openshift.io/oadp-nar-origin-nacuuid -o json)" \
+  '[.items[].spec | [.backupName, .namespaceMapping, .includedNamespaces]]' "[[\"$NAC\",null,null]]"
+
 e2e_step "spec.deleteBackup: Deleting, a DeleteBackupRequest; gone once Velero deleted the backup"
 assert_ok as_alice patch nonadminbackups.oadp.openshift.io -n shop daily --type merge -p '{"spec":{"deleteBackup":true}}'
 wait_for 10 "the DeleteBackupRequest" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get deletebackuprequests.velero.io -n $OADP $NAC -o name"
@@ -201,6 +264,7 @@ assert_json "$(nab daily)" .metadata.deletionTimestamp "$(nab_field daily .metad
 e2e_log "Velero processes the request: the data, then the Backup, go"
 assert_ok kc patch deletebackuprequests.velero.io -n "$OADP" "$NAC" --type merge -p '{"status":{"phase":"InProgress"}}'
 wait_for 10 "the request's progress mirrored" nab_is daily .status.veleroDeleteBackupRequest.status.phase InProgress
+wait_for 10 "undo (made from daily) gone, with its Velero Restore" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminrestores.oadp.openshift.io -n shop undo && ! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get restores.velero.io -n $OADP $RNAC"
 assert_ok kc delete backups.velero.io -n "$OADP" "$NAC"
 wait_for 15 "daily gone" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n shop daily"
 

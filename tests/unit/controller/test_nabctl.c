@@ -1,4 +1,5 @@
-/* The NonAdminBackup reconciler's decision (controller/nonadminbackup.c): every transition, one
+/* The NonAdminBackup and NonAdminRestore decisions (controller/nonadminbackup.c,
+ * nonadminrestore.c, over controller/nonadmin.c): every transition, one
  * table of real cases compared exactly (outcome, the whole new status, finalizers, the Velero
  * Backup and DeleteBackupRequest to create, the deletions). Every case that writes a status or
  * finalizers is then replayed on the object as written: the decision must not write the same thing
@@ -6,6 +7,7 @@
 #include "ctrl_test.h"
 
 #include "controller/nonadminbackup.h"
+#include "controller/nonadminrestore.h"
 
 #define T0   "2026-01-01T00:00:00Z"
 #define T1   "2026-01-01T00:00:05Z"
@@ -321,12 +323,126 @@ static void test_owns(void **state)
     }
 }
 
+/* ---- NonAdminRestore: shop/undo restoring from the NonAdminBackup daily ---- */
+
+#define RNAC "shop-undo-" UUID
+#define RF   "'nonadminrestore.oadp.openshift.io/finalizer'"
+#define NAR(extra, spec, status)                                                                   \
+    "{'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminRestore','metadata':{'name':"      \
+    "'undo','namespace':'shop','uid':'r1','resourceVersion':'9'" extra "},'spec':" spec            \
+    ",'status':" status "}"
+#define RSPEC     "{'restoreSpec':{'backupName':'daily'}}"
+#define NAB_READY "{'status':{'phase':'Created','veleroBackup':{'nacuuid':'" NAC "'}}}"
+#define RACC(t)   COND("Accepted", "True", "RestoreAccepted", "restore accepted", t)
+#define RREF      "'veleroRestore':{'nacuuid':'" RNAC "','name':'" RNAC "','namespace':'openshift-adp'"
+#define RACCEPTED "{'phase':'New','conditions':[" RACC(T0) "]," RREF "}}"
+#define RQUEUED   COND("Queued", "True", "RestoreScheduled", "Created Velero Restore object", T1)
+#define RORIGIN                                                                                    \
+    "'labels':{'openshift.io/oadp':'True','app.kubernetes.io/managed-by':'oadp-nac-controller',"   \
+    "'openshift.io/oadp-nar-origin-nacuuid':'" RNAC "'},'annotations':{"                           \
+    "'openshift.io/oadp-nar-origin-name':'undo','openshift.io/oadp-nar-origin-namespace':'shop'}"
+#define VR(status)                                                                                 \
+    "{'metadata':{'name':'" RNAC "','creationTimestamp':'" T1 "'," RORIGIN "},'status':" status "}"
+
+typedef struct {
+    const char *label, *nar, *nab, *restore, *restores;
+    cw_nac_outcome outcome;
+    const char *status, *finalizers, *create, *flags;
+} nar_case;
+
+static const nar_case nar_cases[] = {
+    {"first sight", NAR("", RSPEC, "{}"), NAB_READY, NULL, "[]", CW_NAC_NEW, "{'phase':'New'}",
+     NULL, NULL, ""},
+    {"the NonAdminBackup is not ready", NAR("", RSPEC, "{'phase':'New'}"),
+     "{'status':{'phase':'New'}}", NULL, "[]", CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidRestoreSpec",
+         "NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to "
+         "be restored",
+         T1) "]}",
+     NULL, NULL, ""},
+    {"a namespace mapping",
+     NAR("", "{'restoreSpec':{'backupName':'daily','namespaceMapping':{'shop':'bank'}}}",
+         "{'phase':'New'}"),
+     NAB_READY, NULL, "[]", CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidRestoreSpec",
+         "NonAdminRestore spec.restoreSpec.namespaceMapping "
+         "is restricted",
+         T1) "]}",
+     NULL, NULL, ""},
+    {"valid: the nacuuid recorded first", NAR("", RSPEC, "{'phase':'New'}"), NAB_READY, NULL, "[]",
+     CW_NAC_ACCEPTED, "{'phase':'New','conditions':[" RACC(T1) "]," RREF "}}", NULL, NULL, ""},
+    {"then the finalizer", NAR("", RSPEC, RACCEPTED), NAB_READY, NULL, "[]", CW_NAC_FINALIZER, NULL,
+     "[" RF "]", NULL, ""},
+    {"then the Velero Restore of the NonAdminBackup's Velero Backup",
+     NAR(",'finalizers':[" RF "]", RSPEC, RACCEPTED), NAB_READY, NULL, "[]", CW_NAC_CREATE,
+     "{'phase':'Created','conditions':[" RACC(
+         T0) "," RQUEUED "]," RREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}",
+     NULL,
+     "{'apiVersion':'velero.io/v1','kind':'Restore','metadata':{'name':'" RNAC
+     "','namespace':'openshift-adp'," RORIGIN "},'spec':{'backupName':'" NAC "'}}",
+     ""},
+    {"Created: mirrored, position among unfinished Velero Restores",
+     NAR(",'finalizers':[" RF "]", RSPEC,
+         "{'phase':'Created','conditions':[" RACC(T0) "," RQUEUED "]," RREF "}}"),
+     NULL, VR("{'phase':'InProgress'}"),
+     "[" OTHER("r0", T0, "{}") "," VR("{'phase':'InProgress'}") "]", CW_NAC_SYNC,
+     "{'phase':'Created','conditions':[" RACC(
+         T0) "," RQUEUED "]," RREF
+             ",'status':{'phase':'InProgress'}},'queueInfo':{'estimatedQueuePosition':2}}",
+     NULL, NULL, ""},
+    {"being deleted: the Velero Restore goes first",
+     NAR(",'finalizers':[" RF "]" DELETED, RSPEC, "{'phase':'Created'," RREF "}}"), NULL, VR("{}"),
+     "[]", CW_NAC_DETACHING,
+     "{'phase':'Deleting'," RREF "},'conditions':[" COND("Deleting", "True", "DeletionPending",
+                                                         "restore accepted for deletion", T1) "]}",
+     NULL, NULL, "backup wait"},
+    {"then the finalizer",
+     NAR(",'finalizers':[" RF "]" DELETED, RSPEC, "{'phase':'Deleting'," RREF "}}"), NULL, NULL,
+     "[]", CW_NAC_RELEASE, NULL, "[]", NULL, ""},
+};
+
+static void test_restore_transitions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(nar_cases); i++) {
+        const nar_case *c = &nar_cases[i];
+        json_object *nar = tjson(c->nar), *nab = tjson(c->nab), *vr = tjson(c->restore);
+        json_object *all = tjson(c->restores);
+        cw_narctl_config cfg = {.oadp_namespace = "openshift-adp"};
+        cw_nac_input in = {
+            .obj = nar, .velero = vr, .all = all, .nab = nab, .now = T1, .uuid = UUID};
+        cw_nac_actions a;
+        cw_error err;
+        char flags[64];
+        cw_nac_actions_init(&a);
+        if (cw_narctl_decide(&in, &cfg, &a, &err) != CW_OK)
+            fail_msg("%s: %s", c->label, err.message);
+        if (a.outcome != c->outcome)
+            fail_msg("%s: outcome %s, want %s", c->label, cw_nac_outcome_name(a.outcome),
+                     cw_nac_outcome_name(c->outcome));
+        expect_json(a.status, c->status, "status", c->label);
+        expect_json(a.finalizers, c->finalizers, "finalizers", c->label);
+        expect_json(a.create, c->create, "Velero Restore", c->label);
+        flags_of(&a, flags, sizeof(flags));
+        if (strcmp(flags, c->flags))
+            fail_msg("%s: actions \"%s\", want \"%s\"", c->label, flags, c->flags);
+        cw_nac_actions_free(&a);
+        json_object_put(nar);
+        json_object_put(nab);
+        json_object_put(vr);
+        json_object_put(all);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transitions),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_owns),
+        cmocka_unit_test(test_restore_transitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -318,13 +318,99 @@ static void test_phase_rank(void **state)
     assert_int_equal(cw_nac_phase_rank("Deletion"), -1);
 }
 
+#define NR(f) "NonAdminRestore spec.restoreSpec." f " is restricted"
+#define NOT_READY                                                                                  \
+    "NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be "   \
+    "restored"
+#define NAB_READY                                                                                  \
+    "{'metadata':{'name':'daily','namespace':'shop'},'status':{'phase':'Created',"                 \
+    "'veleroBackup':{'nacuuid':'shop-daily-" U "'}}}"
+
+typedef struct {
+    const char *label, *spec, *nab, *enforced, *msg;
+} restore_case;
+
+static const restore_case restore_cases[] = {
+    {"plain", "{'backupName':'daily'}", NAB_READY, NULL, NULL},
+    {"empty lists and maps are absent",
+     "{'backupName':'daily','includedNamespaces':[],'namespaceMapping':{}}", NAB_READY, NULL, NULL},
+    {"no backupName", "{}", NAB_READY, NULL,
+     "NonAdminRestore spec.restoreSpec.backupName is not set"},
+    {"backupName not a string", "{'backupName':['daily']}", NAB_READY, NULL,
+     "NonAdminRestore spec.restoreSpec.backupName is not set"},
+    {"scheduleName", "{'backupName':'daily','scheduleName':'nightly'}", NAB_READY, NULL,
+     NR("scheduleName")},
+    {"includedNamespaces", "{'backupName':'daily','includedNamespaces':['bank']}", NAB_READY, NULL,
+     NR("includedNamespaces")},
+    {"includedNamespaces *", "{'backupName':'daily','includedNamespaces':['*']}", NAB_READY, NULL,
+     NR("includedNamespaces")},
+    {"excludedNamespaces", "{'backupName':'daily','excludedNamespaces':['shop']}", NAB_READY, NULL,
+     NR("excludedNamespaces")},
+    {"namespaceMapping into another namespace",
+     "{'backupName':'daily','namespaceMapping':{'shop':'bank'}}", NAB_READY, NULL,
+     NR("namespaceMapping")},
+    {"no such NonAdminBackup here (another namespace's is never looked at)",
+     "{'backupName':'daily'}", NULL, NULL, NOT_READY},
+    {"the NonAdminBackup is not Created yet", "{'backupName':'daily'}",
+     "{'status':{'phase':'New','veleroBackup':{'nacuuid':'x'}}}", NULL, NOT_READY},
+    {"the NonAdminBackup is being deleted", "{'backupName':'daily'}",
+     "{'metadata':{'deletionTimestamp':'2026-01-01T00:00:00Z'},'status':{'phase':'Created',"
+     "'veleroBackup':{'nacuuid':'x'}}}",
+     NULL, NOT_READY},
+    {"enforced", "{'backupName':'daily','existingResourcePolicy':'update'}", NAB_READY,
+     "{'existingResourcePolicy':'none'}",
+     "the administrator has restricted spec.restoreSpec.existingResourcePolicy field value to "
+     "none"},
+};
+
+static void test_check_restore(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(restore_cases); i++) {
+        const restore_case *c = &restore_cases[i];
+        json_object *spec = tjson(c->spec), *nab = tjson(c->nab), *enf = tjson(c->enforced);
+        char *msg = NULL;
+        assert_int_equal(cw_nar_check_spec(spec, nab, enf, &msg), CW_OK);
+        if (!c->msg && msg)
+            fail_msg("%s: refused: %s", c->label, msg);
+        if (c->msg && (!msg || strcmp(msg, c->msg)))
+            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
+        free(msg);
+        json_object_put(spec);
+        json_object_put(nab);
+        json_object_put(enf);
+    }
+}
+
+static void test_restore_spec(void **state)
+{
+    (void)state;
+    json_object *spec = tjson("{'backupName':'daily','restorePVs':true}"), *out = NULL;
+    json_object *enf = tjson("{'existingResourcePolicy':'none','restorePVs':false}");
+    cw_error err;
+    assert_int_equal(cw_nar_velero_spec(spec, "shop-daily-" U, enf, &out), CW_OK);
+    expect_json(
+        out, "{'backupName':'shop-daily-" U "','restorePVs':true,'existingResourcePolicy':'none'}",
+        "velero restore spec", "backupName replaced, enforced filled");
+    json_object_put(out);
+    json_object_put(enf);
+    enf = tjson("{'namespaceMapping':{'a':'b'}}");
+    assert_int_equal(cw_nar_check_enforced(enf, &err), CW_EINVAL);
+    assert_string_equal(err.message,
+                        "namespaceMapping: non-admin restores may not set it, so it cannot be "
+                        "enforced");
+    json_object_put(enf);
+    json_object_put(spec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_spec),  cmocka_unit_test(test_check_enforced),
-        cmocka_unit_test(test_velero_spec), cmocka_unit_test(test_nacuuid),
-        cmocka_unit_test(test_uuid4),       cmocka_unit_test(test_queue_position),
-        cmocka_unit_test(test_conditions),  cmocka_unit_test(test_phase_rank),
+        cmocka_unit_test(test_check_spec),    cmocka_unit_test(test_check_enforced),
+        cmocka_unit_test(test_velero_spec),   cmocka_unit_test(test_nacuuid),
+        cmocka_unit_test(test_uuid4),         cmocka_unit_test(test_queue_position),
+        cmocka_unit_test(test_conditions),    cmocka_unit_test(test_phase_rank),
+        cmocka_unit_test(test_check_restore), cmocka_unit_test(test_restore_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
