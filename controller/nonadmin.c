@@ -75,17 +75,7 @@ int cw_nac_owns(const cw_nac_kind *k, json_object *velero, const char *ns, const
            str_is(labels, k->label_nacuuid, nacuuid);
 }
 
-/* ---- JSON building blocks (CW_OK or CW_ENOMEM) ---- */
-
-static int add_str(json_object *o, const char *key, const char *v)
-{
-    json_object *s = json_object_new_string(v);
-    if (!s || json_object_object_add(o, key, s)) {
-        json_object_put(s);
-        return CW_ENOMEM;
-    }
-    return CW_OK;
-}
+/* ---- JSON building blocks ---- */
 
 /* The object at o.<key>, created when absent (or not an object). */
 static json_object *child(json_object *o, const char *key)
@@ -105,13 +95,15 @@ int cw_nac_velero_object(const cw_nac_kind *k, const char *velero_kind, const ch
                          json_object **out)
 {
     json_object *o = json_object_new_object(), *meta, *labels, *ann;
-    if (!o || add_str(o, "apiVersion", "velero.io/v1") || add_str(o, "kind", velero_kind) ||
-        !(meta = child(o, "metadata")) || add_str(meta, "name", nacuuid) ||
-        add_str(meta, "namespace", oadp) || !(labels = child(meta, "labels")) ||
-        !(ann = child(meta, "annotations")) || add_str(labels, CW_NAC_LABEL_OADP, "True") ||
-        add_str(labels, CW_NAC_LABEL_MANAGED_BY, CW_NAC_MANAGED_BY) ||
-        add_str(labels, k->label_nacuuid, nacuuid) || add_str(ann, k->ann_name, name) ||
-        add_str(ann, k->ann_namespace, ns) || json_object_object_add(o, "spec", spec)) {
+    if (!o || cw_json_set_string(o, "apiVersion", "velero.io/v1") ||
+        cw_json_set_string(o, "kind", velero_kind) || !(meta = child(o, "metadata")) ||
+        cw_json_set_string(meta, "name", nacuuid) || cw_json_set_string(meta, "namespace", oadp) ||
+        !(labels = child(meta, "labels")) || !(ann = child(meta, "annotations")) ||
+        cw_json_set_string(labels, CW_NAC_LABEL_OADP, "True") ||
+        cw_json_set_string(labels, CW_NAC_LABEL_MANAGED_BY, CW_NAC_MANAGED_BY) ||
+        cw_json_set_string(labels, k->label_nacuuid, nacuuid) ||
+        cw_json_set_string(ann, k->ann_name, name) ||
+        cw_json_set_string(ann, k->ann_namespace, ns) || json_object_object_add(o, "spec", spec)) {
         json_object_put(o);
         json_object_put(spec);
         return CW_ENOMEM;
@@ -123,7 +115,7 @@ int cw_nac_velero_object(const cw_nac_kind *k, const char *velero_kind, const ch
 /* ---- the status of one step ---- */
 
 int cw_nac_step_init(cw_nac_step *s, json_object *obj, const char *ref, cw_nac_actions *out,
-                     cw_error *err)
+                     int *rank, cw_error *err)
 {
     char path[64];
     const char *name = cw_json_path_string(obj, "metadata.name");
@@ -134,7 +126,7 @@ int cw_nac_step_init(cw_nac_step *s, json_object *obj, const char *ref, cw_nac_a
     memset(s, 0, sizeof(*s));
     if (!name || !*name || !ns || !*ns)
         return cw_error_set(err, CW_EINVAL, "metadata.name and metadata.namespace are required");
-    if (cw_nac_phase_rank(phase) < 0)
+    if ((*rank = cw_nac_phase_rank(phase)) < 0)
         return cw_error_set(err, CW_EINVAL, "status.phase: unknown phase \"%s\"", phase);
     if (nacuuid && strlen(nacuuid) > CW_NACUUID_MAX)
         return cw_error_set(err, CW_EINVAL, "%s: longer than %d", path, CW_NACUUID_MAX);
@@ -174,7 +166,7 @@ void cw_nac_step_str(cw_nac_step *s, json_object *o, const char *key, const char
 {
     if (!o || str_is(o, key, v))
         return;
-    if (add_str(o, key, v))
+    if (cw_json_set_string(o, key, v))
         s->oom = 1;
     s->changed = 1;
 }

@@ -85,9 +85,9 @@ typedef struct cw_nac_step {
 } cw_nac_step;
 
 /* Checks name, namespace, phase and nacuuid (CW_EINVAL naming the field), copies the status and
- * the nacuuid into out. */
+ * the nacuuid into out, the phase's rank (cw_nac_phase_rank) into *rank. */
 int cw_nac_step_init(cw_nac_step *s, json_object *obj, const char *ref, cw_nac_actions *out,
-                     cw_error *err);
+                     int *rank, cw_error *err);
 /* Moves the status into out when it changed (not when the object is released: it goes); frees
  * the rest. CW_ENOMEM (out freed) when any step ran out of memory. */
 int cw_nac_step_finish(cw_nac_step *s, cw_nac_actions *out, cw_error *err);

@@ -50,6 +50,17 @@ int cw_nacshell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_err
 void cw_nacshell_stop(void *self);
 void cw_nacshell_destroy(void *self);
 
+/* The cw_reconciler_ops of a NonAdmin kind: its name, summary and create (which calls
+ * cw_nacshell_create with the kind and its enforced spec); off by default (they replace OADP's own
+ * non-admin controller). */
+#define CW_NACSHELL_OPS(name_, summary_, create_)                                                  \
+    {                                                                                              \
+        .name = (name_), .summary = (summary_), .default_enabled = 0, .create = (create_),         \
+        .start = cw_nacshell_start, .synced = cw_nacshell_synced,                                  \
+        .enqueue_all = cw_nacshell_enqueue_all, .reconcile = cw_nacshell_reconcile,                \
+        .stop = cw_nacshell_stop, .destroy = cw_nacshell_destroy,                                  \
+    }
+
 /* Helpers for the kinds' gather: the objects of r with a label selector (NULL: all) as a JSON
  * array (caller's); one object, NULL when it is not there. */
 int cw_nacshell_list(cw_nacshell *s, const cw_kube_resource *r, const char *selector,

@@ -67,9 +67,9 @@ int cw_nabctl_decide(const cw_nac_input *in, const cw_nabctl_config *cfg, cw_nac
                      cw_error *err)
 {
     const char *ns = cw_json_path_string(in->obj, "metadata.namespace");
-    int rank = cw_nac_phase_rank(cw_json_path_string(in->obj, "status.phase")), rc = CW_OK;
+    int rank, rc;
     cw_nac_step s;
-    if ((rc = cw_nac_step_init(&s, in->obj, K->ref, out, err)) != CW_OK)
+    if ((rc = cw_nac_step_init(&s, in->obj, K->ref, out, &rank, err)) != CW_OK)
         return rc;
 
     if (cw_json_path(in->obj, "metadata.deletionTimestamp")) {

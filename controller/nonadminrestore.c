@@ -9,9 +9,9 @@ static const cw_nac_kind *const K = &cw_nac_restore_kind;
 int cw_narctl_decide(const cw_nac_input *in, const cw_narctl_config *cfg, cw_nac_actions *out,
                      cw_error *err)
 {
-    int rank = cw_nac_phase_rank(cw_json_path_string(in->obj, "status.phase")), rc;
+    int rank, rc;
     cw_nac_step s;
-    if ((rc = cw_nac_step_init(&s, in->obj, K->ref, out, err)) != CW_OK)
+    if ((rc = cw_nac_step_init(&s, in->obj, K->ref, out, &rank, err)) != CW_OK)
         return rc;
 
     if (cw_json_path(in->obj, "metadata.deletionTimestamp")) {

@@ -44,16 +44,8 @@ static int op_create(const cw_reconciler_env *env, void **self, cw_error *err)
     return rc == CW_EINVAL ? cw_error_prefix(err, "--enforce-restore-spec") : rc;
 }
 
-const cw_reconciler_ops cw_nonadminrestore_reconciler = {
-    .name = "nonadminrestore",
-    .summary = "runs OADP NonAdminRestores (replaces OADP's non-admin controller: "
-               "DataProtectionApplication spec.nonAdmin.enable false)",
-    .default_enabled = 0,
-    .create = op_create,
-    .start = cw_nacshell_start,
-    .synced = cw_nacshell_synced,
-    .enqueue_all = cw_nacshell_enqueue_all,
-    .reconcile = cw_nacshell_reconcile,
-    .stop = cw_nacshell_stop,
-    .destroy = cw_nacshell_destroy,
-};
+const cw_reconciler_ops cw_nonadminrestore_reconciler =
+    CW_NACSHELL_OPS("nonadminrestore",
+                    "runs OADP NonAdminRestores (replaces OADP's non-admin controller: "
+                    "DataProtectionApplication spec.nonAdmin.enable false)",
+                    op_create);

@@ -329,16 +329,6 @@ static int same(json_object *c, const char *key, const char *want)
     return v && strcmp(v, want) == 0;
 }
 
-static int put(json_object *c, const char *key, const char *v)
-{
-    json_object *s = json_object_new_string(v);
-    if (!s || json_object_object_add(c, key, s)) {
-        json_object_put(s);
-        return CW_ENOMEM;
-    }
-    return CW_OK;
-}
-
 int cw_nac_set_condition(json_object **conds, const char *type, const char *status,
                          const char *reason, const char *message, const char *now)
 {
@@ -352,12 +342,13 @@ int cw_nac_set_condition(json_object **conds, const char *type, const char *stat
             json_object_put(c);
             return CW_ENOMEM;
         }
-        if (put(c, "type", type) || put(c, "lastTransitionTime", now))
+        if (cw_json_set_string(c, "type", type) || cw_json_set_string(c, "lastTransitionTime", now))
             return CW_ENOMEM;
-    } else if (!same(c, "status", status) && put(c, "lastTransitionTime", now)) {
+    } else if (!same(c, "status", status) && cw_json_set_string(c, "lastTransitionTime", now)) {
         return CW_ENOMEM;
     }
-    if (put(c, "status", status) || put(c, "reason", reason) || put(c, "message", message))
+    if (cw_json_set_string(c, "status", status) || cw_json_set_string(c, "reason", reason) ||
+        cw_json_set_string(c, "message", message))
         return CW_ENOMEM;
     return 1;
 }

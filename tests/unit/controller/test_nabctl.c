@@ -201,6 +201,23 @@ static void flags_of(const cw_nac_actions *a, char *out, size_t len)
         out[n - 1] = 0;
 }
 
+/* The actions, compared exactly with a table row. */
+static void expect_actions(const cw_nac_actions *a, const char *label, cw_nac_outcome outcome,
+                           const char *status, const char *finalizers, const char *create,
+                           const char *flags)
+{
+    char got[64];
+    if (a->outcome != outcome)
+        fail_msg("%s: outcome %s, want %s", label, cw_nac_outcome_name(a->outcome),
+                 cw_nac_outcome_name(outcome));
+    expect_json(a->status, status, "status", label);
+    expect_json(a->finalizers, finalizers, "finalizers", label);
+    expect_json(a->create, create, "Velero object to create", label);
+    flags_of(a, got, sizeof(got));
+    if (strcmp(got, flags))
+        fail_msg("%s: actions \"%s\", want \"%s\"", label, got, flags);
+}
+
 static int decide(const nab_case *c, json_object *nab, json_object *enforced, cw_nac_actions *a,
                   cw_error *err)
 {
@@ -222,21 +239,12 @@ static void test_transitions(void **state)
         json_object *nab = tjson(c->nab), *enf = tjson(c->enforced);
         cw_nac_actions a;
         cw_error err;
-        char flags[64];
         cw_nac_actions_init(&a);
         cw_error_init(&err);
         if (decide(c, nab, enf, &a, &err) != CW_OK)
             fail_msg("%s: %s", c->label, err.message);
-        if (a.outcome != c->outcome)
-            fail_msg("%s: outcome %s, want %s", c->label, cw_nac_outcome_name(a.outcome),
-                     cw_nac_outcome_name(c->outcome));
-        expect_json(a.status, c->status, "status", c->label);
-        expect_json(a.finalizers, c->finalizers, "finalizers", c->label);
-        expect_json(a.create, c->create, "Velero Backup", c->label);
+        expect_actions(&a, c->label, c->outcome, c->status, c->finalizers, c->create, c->flags);
         expect_json(a.dbr, c->dbr, "DeleteBackupRequest", c->label);
-        flags_of(&a, flags, sizeof(flags));
-        if (strcmp(flags, c->flags))
-            fail_msg("%s: actions \"%s\", want \"%s\"", c->label, flags, c->flags);
 
         /* Replay on the object as written: the same write must not come again. */
         if (a.status || a.finalizers) {
@@ -415,19 +423,10 @@ static void test_restore_transitions(void **state)
             .obj = nar, .velero = vr, .all = all, .nab = nab, .now = T1, .uuid = UUID};
         cw_nac_actions a;
         cw_error err;
-        char flags[64];
         cw_nac_actions_init(&a);
         if (cw_narctl_decide(&in, &cfg, &a, &err) != CW_OK)
             fail_msg("%s: %s", c->label, err.message);
-        if (a.outcome != c->outcome)
-            fail_msg("%s: outcome %s, want %s", c->label, cw_nac_outcome_name(a.outcome),
-                     cw_nac_outcome_name(c->outcome));
-        expect_json(a.status, c->status, "status", c->label);
-        expect_json(a.finalizers, c->finalizers, "finalizers", c->label);
-        expect_json(a.create, c->create, "Velero Restore", c->label);
-        flags_of(&a, flags, sizeof(flags));
-        if (strcmp(flags, c->flags))
-            fail_msg("%s: actions \"%s\", want \"%s\"", c->label, flags, c->flags);
+        expect_actions(&a, c->label, c->outcome, c->status, c->finalizers, c->create, c->flags);
         cw_nac_actions_free(&a);
         json_object_put(nar);
         json_object_put(nab);
