@@ -107,13 +107,7 @@ static void on_velero(void *ud, cw_informer_op op, const char *key, json_object 
 
 static void count_write(cw_nacshell *s, const char *verb, int rc)
 {
-    const char *result = rc == CW_OK          ? "ok"
-                         : rc == CW_ECONFLICT ? "conflict"
-                         : rc == CW_ENOTFOUND ? "not_found"
-                                              : "error";
-    const char *v[] = {verb, result};
-    if (s->m_writes)
-        cw_metrics_add(s->m_writes, v, 1);
+    cw_ctrl_count_write(s->m_writes, verb, rc);
 }
 
 /* PUT .../status with the object as read and the new status: conditional on its

@@ -212,13 +212,7 @@ int cw_schedctl_enqueue_all(cw_schedctl *s)
 
 static void count_write(cw_schedctl *s, const char *verb, int rc)
 {
-    const char *result = rc == CW_OK          ? "ok"
-                         : rc == CW_ECONFLICT ? "conflict"
-                         : rc == CW_ENOTFOUND ? "not_found"
-                                              : "error";
-    const char *v[] = {verb, result};
-    if (s->m_writes)
-        cw_metrics_add(s->m_writes, v, 1);
+    cw_ctrl_count_write(s->m_writes, verb, rc);
 }
 
 /* 409 on create: success when the Backup there is this schedule's (the same run, submitted by an
