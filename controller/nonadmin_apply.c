@@ -213,6 +213,8 @@ static int delete_restores(cw_nacshell *s, const char *ns, const char *name, cw_
     cw_kube_resource r = cw_nacshell_oadp("nonadminrestores", ns);
     json_object *nars = NULL;
     int rc = cw_nacshell_list(s, &r, NULL, &nars, err);
+    if (rc == CW_ENOTFOUND) /* no NonAdminRestore CRD on this cluster: none to delete */
+        return CW_OK;
     for (size_t i = 0; rc == CW_OK && i < json_object_array_length(nars); i++) {
         json_object *nar = json_object_array_get_idx(nars, i);
         const char *bn = cw_json_path_string(nar, "spec.restoreSpec.backupName");
