@@ -5,7 +5,8 @@
 # DeleteBackupRequests. A tenant, alice, may edit NonAdminBackups in her namespace shop only.
 #   - a NonAdminBackup from creation to Completed, its queue position counting down as earlier
 #     Velero Backups finish; the controller killed between "nacuuid recorded" and "Velero Backup
-#     created" leaves exactly one Velero Backup; a no-op reconcile writes nothing;
+#     created" leaves exactly one Velero Backup, and one killed after the create is adopted by the
+#     next; a no-op reconcile writes nothing;
 #   - an invalid spec: BackingOff with OADP's message, accepted once edited;
 #   - the attacker's view: every way alice tries to reach another namespace is refused with the
 #     message, and no Velero Backup covers anything but shop;
@@ -290,6 +291,20 @@ wait_for 10 "VeleroBackupNotFound" nab_is selector '.status.conditions[] | selec
 sleep 1
 assert_eq 0 "$(vb_count "$NAC3")" "Velero Backups of selector after it disappeared"
 assert_json "$(nab selector)" .status.phase Created
+
+e2e_step "a controller killed after creating the Velero Backup, before the status: the next one adopts it"
+e2e_stop ctl2
+ctl ctl3 CRONWARDEN_FAILPOINTS=nonadminbackup-created=kill
+assert_ok mknab adopted '{}'
+wait_for 30 "ctl3 to die at the failpoint" grep -q 'failpoint: killing this process' "$(log_of ctl3)"
+wait "$(e2e_bg_pid ctl3)" 2>/dev/null || true
+NAC4=$(nab_field adopted .status.veleroBackup.nacuuid)
+assert_eq 1 "$(vb_count "$NAC4")" "Velero Backups of adopted after the crash"
+assert_eq New "$(nab_field adopted .status.phase)" "adopted's phase after the crash"
+ctl ctl4
+wait_for 30 "adopted Created" nab_is adopted .status.phase Created
+assert_eq 1 "$(vb_count "$NAC4")" "Velero Backups of adopted"
+assert_contains "$(cat "$(log_of ctl4)")" "nonadminbackup=shop/adopted outcome=adopted"
 
 e2e_step "RBAC is minimal: the controller was refused nothing, and is refused what it never does"
 if grep -qi forbidden "$CW_E2E_DIR"/logs/ctl*.log; then e2e_fail "the controller was refused: $(grep -hi forbidden "$CW_E2E_DIR"/logs/ctl*.log | head -3)"; fi
