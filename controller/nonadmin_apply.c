@@ -7,6 +7,7 @@
 
 #include "controller/core/manager.h"
 #include "cron/tz.h"
+#include "lib/clock.h"
 #include "lib/failpoint.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -284,13 +285,6 @@ static void now_rfc3339(char *out, size_t len)
     cw_tz_format_rfc3339((int64_t)time(NULL), 0, out, len);
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int delete_dbrs(cw_nacshell *s, json_object *dbrs, cw_error *err)
 {
     cw_kube_resource r = cw_nacshell_velero("deletebackuprequests", s->oadp);
@@ -401,7 +395,7 @@ int cw_nacshell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_err
         cw_log(CW_LOG_DEBUG, "changed meanwhile; deciding again", CW_LS(s->kind->name, key),
                CW_LS("error", err->message));
         res->outcome = "conflict";
-        res->requeue_at_ms = now_ms() + CONFLICT_MS;
+        res->requeue_at_ms = cw_clock_wall_ms() + CONFLICT_MS;
         rc = CW_OK;
         goto done;
     }
@@ -420,7 +414,7 @@ int cw_nacshell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_err
         cw_log(CW_LOG_DEBUG, "up to date", CW_LS(s->kind->name, key),
                CW_LS("outcome", res->outcome));
     if (a.wait)
-        res->requeue_at_ms = now_ms() + WAIT_MS;
+        res->requeue_at_ms = cw_clock_wall_ms() + WAIT_MS;
     goto done;
 fail:
     res->retry = 1;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "controller/core/manager.h"
+#include "lib/clock.h"
 #include "lib/failpoint.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -23,9 +24,7 @@ static cw_kube_resource resource(const char *plural, const char *ns)
 static int64_t realtime_ms(void *ud)
 {
     (void)ud;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return cw_clock_wall_ms();
 }
 
 /* ---- informer plumbing ---- */
