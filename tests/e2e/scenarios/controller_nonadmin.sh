@@ -124,6 +124,9 @@ velero_set admin-1 Completed done
 wait_for 10 "position 2" nab_is daily .status.queueInfo.estimatedQueuePosition 2
 velero_set admin-2 Failed done
 wait_for 10 "position 1" nab_is daily .status.queueInfo.estimatedQueuePosition 1
+e2e_log "Queued with the backup queue's own position: that one is used"
+assert_ok kc patch backups.velero.io -n "$OADP" "$NAC" --type merge -p '{"status":{"phase":"Queued","queuePosition":5}}'
+wait_for 10 "position 5 from status.queuePosition" nab_is daily .status.queueInfo.estimatedQueuePosition 5
 velero_set "$NAC" InProgress
 wait_for 10 "InProgress mirrored" nab_is daily .status.veleroBackup.status.phase InProgress
 assert_eq 1 "$(nab_field daily .status.queueInfo.estimatedQueuePosition)" "position while InProgress"
