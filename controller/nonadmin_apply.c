@@ -13,8 +13,8 @@
 #include "lib/log.h"
 
 #define KEY_MAX     600
-#define ALL         "all"    /* backups index: every Velero Backup (the queue) */
-#define ACTIVE      "active" /* NonAdminBackups index: Created, Velero Backup unfinished */
+#define ALL         "all"    /* Velero index: every object of the kind (the queue) */
+#define ACTIVE      "active" /* NonAdmin index: Created, its Velero object unfinished */
 #define WAIT_MS     2000     /* look again while deletions are in progress */
 #define CONFLICT_MS 1000
 
@@ -120,8 +120,10 @@ static int put_status(cw_nacshell *s, json_object *nab, json_object *status, cw_
     cw_buf_init(&path);
     cw_kube_resource r = own_res(s, cw_json_path_string(nab, "metadata.namespace"));
     int rc = cw_json_copy(nab, &body);
-    if (rc == CW_OK && json_object_object_add(body, "status", json_object_get(status)))
+    if (rc == CW_OK && json_object_object_add(body, "status", json_object_get(status))) {
+        json_object_put(status); /* the reference taken for the body */
         rc = CW_ENOMEM;
+    }
     if (rc == CW_OK)
         rc = cw_kube_path(&path, &r, cw_json_path_string(nab, "metadata.name"), "status", err);
     else
