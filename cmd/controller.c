@@ -13,6 +13,7 @@
 #include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/opts.h"
+#include "lib/yaml.h"
 #include "cron/tz.h"
 
 #define LEASE_NAME "cronwarden-controller"
@@ -21,6 +22,7 @@
 static struct {
     char *kubeconfig, *context, *controllers, *namespace, *lease_namespace, *metrics_listen,
         *log_level, *log_format;
+    char *oadp_namespace, *enforce_backup_spec, *enforce_restore_spec; /* nonadmin* */
     long long workers;
     int skip_immediately, leader_elect;
     double lease_duration;
@@ -83,6 +85,30 @@ static const cw_opt opts[] = {
          "steps down after 2/3 of it without success",
      .target = &o.lease_duration,
      .def = "15s"},
+    {.name = "oadp-namespace",
+     .type = CW_OPT_STRING,
+     .metavar = "NS",
+     .help = "nonadminbackup, nonadminrestore: the OADP namespace, where the Velero objects of "
+             "non-admin "
+             "users live",
+     .target = &o.oadp_namespace,
+     .def = "openshift-adp"},
+    {.name = "enforce-backup-spec",
+     .type = CW_OPT_STRING,
+     .metavar = "FILE",
+     .help = "nonadminbackup: a Velero BackupSpec (YAML) whose fields non-admin backups may leave "
+             "unset "
+             "(they are filled in) or set to the same value",
+     .target = &o.enforce_backup_spec,
+     .def = ""},
+    {.name = "enforce-restore-spec",
+     .type = CW_OPT_STRING,
+     .metavar = "FILE",
+     .help =
+         "nonadminrestore: a Velero RestoreSpec (YAML) whose fields non-admin restores may leave "
+         "unset (they are filled in) or set to the same value",
+     .target = &o.enforce_restore_spec,
+     .def = ""},
     {.name = "metrics-listen",
      .type = CW_OPT_STRING,
      .metavar = "ADDR:PORT",
@@ -139,6 +165,24 @@ static void build_footer(char *buf, size_t len)
         snprintf(buf + used, len - used, "%s", EXIT_CODES);
 }
 
+/* An administrator's enforced Velero spec: one YAML document holding a map (checked further by
+ * the reconciler that uses it). */
+static int load_spec(const char *flag, const char *path, json_object **out, cw_error *err)
+{
+    cw_yaml_docs docs;
+    cw_yaml_docs_init(&docs);
+    int rc = cw_yaml_parse_file(path, &docs, err);
+    if (rc == CW_OK &&
+        (docs.len != 1 || !json_object_is_type(docs.items[0].value, json_type_object)))
+        rc = cw_error_set(err, CW_EINVAL, "%s: expected one YAML document holding a map", path);
+    if (rc == CW_OK)
+        *out = json_object_get(docs.items[0].value);
+    else
+        cw_error_prefix(err, "%s", flag);
+    cw_yaml_docs_free(&docs);
+    return rc;
+}
+
 /* Waits for SIGTERM/SIGINT, ticking the controller's housekeeping once a second. */
 static void run_until_signal(cw_ctrl *c, sigset_t *set)
 {
@@ -166,6 +210,7 @@ int cw_cmd_controller(int argc, char **argv)
     cw_kube_config kcfg;
     cw_kube_client *kube = NULL;
     cw_ctrl ctrl;
+    json_object *enforce_backup = NULL, *enforce_restore = NULL;
     cw_log_level level;
     cw_log_format format;
 
@@ -187,7 +232,8 @@ int cw_cmd_controller(int argc, char **argv)
     }
     if (cw_cmd_check_namespace("--namespace", o.namespace, 1, &err) != CW_OK ||
         cw_cmd_check_namespace("--leader-election-namespace", o.lease_namespace, 1, &err) !=
-            CW_OK) {
+            CW_OK ||
+        cw_cmd_check_namespace("--oadp-namespace", o.oadp_namespace, 0, &err) != CW_OK) {
         code = cw_cmd_usage_error("controller", err.message);
         goto done;
     }
@@ -209,6 +255,16 @@ int cw_cmd_controller(int argc, char **argv)
         goto fail;
     policy_ok = 1;
     policy.schedule_skip_immediately = o.skip_immediately;
+
+    if ((o.enforce_backup_spec && *o.enforce_backup_spec &&
+         load_spec("--enforce-backup-spec", o.enforce_backup_spec, &enforce_backup, &err) !=
+             CW_OK) ||
+        (o.enforce_restore_spec && *o.enforce_restore_spec &&
+         load_spec("--enforce-restore-spec", o.enforce_restore_spec, &enforce_restore, &err) !=
+             CW_OK)) {
+        code = cw_cmd_usage_error("controller", err.message);
+        goto done;
+    }
 
     cw_kube_load_opts lo;
     cw_kube_load_opts_init(&lo);
@@ -240,6 +296,9 @@ int cw_cmd_controller(int argc, char **argv)
         .renew_deadline = o.lease_duration * 2 / 3,
         .retry_period = o.lease_duration * 2 / 15,
         .metrics_listen = o.metrics_listen,
+        .oadp_namespace = o.oadp_namespace,
+        .enforce_backup_spec = enforce_backup,
+        .enforce_restore_spec = enforce_restore,
     };
     rc = cw_ctrl_init(&ctrl, &cc, &err);
     ctrl_ok = 1; /* cw_ctrl_free undoes a partial init too */
@@ -284,6 +343,8 @@ done:
         cw_ctrl_free(&ctrl);
     cw_kube_client_free(kube);
     cw_kube_config_free(&kcfg);
+    json_object_put(enforce_backup);
+    json_object_put(enforce_restore);
     if (policy_ok)
         cw_cmd_policy_free(&policy, &tzdb);
     cw_opts_free(&spec);

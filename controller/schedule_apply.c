@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "controller/core/manager.h"
+#include "lib/clock.h"
 #include "lib/failpoint.h"
 #include "lib/json.h"
 #include "lib/log.h"
@@ -23,9 +24,7 @@ static cw_kube_resource resource(const char *plural, const char *ns)
 static int64_t realtime_ms(void *ud)
 {
     (void)ud;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return cw_clock_wall_ms();
 }
 
 /* ---- informer plumbing ---- */
@@ -212,13 +211,7 @@ int cw_schedctl_enqueue_all(cw_schedctl *s)
 
 static void count_write(cw_schedctl *s, const char *verb, int rc)
 {
-    const char *result = rc == CW_OK          ? "ok"
-                         : rc == CW_ECONFLICT ? "conflict"
-                         : rc == CW_ENOTFOUND ? "not_found"
-                                              : "error";
-    const char *v[] = {verb, result};
-    if (s->m_writes)
-        cw_metrics_add(s->m_writes, v, 1);
+    cw_ctrl_count_write(s->m_writes, verb, rc);
 }
 
 /* 409 on create: success when the Backup there is this schedule's (the same run, submitted by an

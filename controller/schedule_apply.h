@@ -44,7 +44,8 @@ int cw_schedctl_synced(cw_schedctl *s);
 /* Adds every cached Schedule to the queue (a new leader term, the periodic resync). */
 int cw_schedctl_enqueue_all(cw_schedctl *s);
 /* The reconcile of one "namespace/name" key (a cw_ctrl_reconcile_fn; ud is the cw_schedctl). */
-int cw_schedctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err) CW_MUST_CHECK;
+int cw_schedctl_reconcile(void *ud, const char *key, cw_ctrl_result *res,
+                          cw_error *err) CW_MUST_CHECK;
 
 /* The reconciler `--controllers schedule` runs (controller/reconcilers.c). */
 extern const cw_reconciler_ops cw_schedule_reconciler;

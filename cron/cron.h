@@ -24,7 +24,8 @@ typedef struct cw_cron {
  * without the space that must end it is rejected (robfig panics on it). */
 int cw_cron_parse(const char *spec, cw_tzdb *db, cw_cron *out, cw_error *err) CW_MUST_CHECK;
 /* The same for a spec of `len` bytes that may contain NUL bytes (JSON strings can). */
-int cw_cron_parsen(const char *spec, size_t len, cw_tzdb *db, cw_cron *out, cw_error *err) CW_MUST_CHECK;
+int cw_cron_parsen(const char *spec, size_t len, cw_tzdb *db, cw_cron *out,
+                   cw_error *err) CW_MUST_CHECK;
 
 /* Next fire time strictly after `after` (unix seconds). Without a zone prefix the schedule is
  * evaluated at `caller_offset` (seconds east of UTC), as robfig uses the input time's zone.

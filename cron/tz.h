@@ -31,7 +31,8 @@ void cw_tzdb_free(cw_tzdb *db);
  * "malformed time zone information"; other I/O failures: CW_EIO with Go's errno text. */
 int cw_tzdb_load(cw_tzdb *db, const char *name, const cw_tz **out, cw_error *err) CW_MUST_CHECK;
 /* The same for a name that is not NUL-terminated (it may even contain NUL bytes). */
-int cw_tzdb_loadn(cw_tzdb *db, const char *name, size_t len, const cw_tz **out, cw_error *err) CW_MUST_CHECK;
+int cw_tzdb_loadn(cw_tzdb *db, const char *name, size_t len, const cw_tz **out,
+                  cw_error *err) CW_MUST_CHECK;
 
 /* Offset (seconds east of UTC) in effect at unix time t. */
 int32_t cw_tz_offset_at(const cw_tz *z, int64_t t);

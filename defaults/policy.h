@@ -37,7 +37,8 @@ typedef struct cw_policy_config {
 int cw_policy_config_init(cw_policy_config *cfg);
 void cw_policy_config_free(cw_policy_config *cfg);
 /* Replaces default_group with a copy of group (NULL or "" disables). */
-int cw_policy_config_set_default_group(cw_policy_config *cfg, const char *group, cw_error *err) CW_MUST_CHECK;
+int cw_policy_config_set_default_group(cw_policy_config *cfg, const char *group,
+                                       cw_error *err) CW_MUST_CHECK;
 /* CW_EINVAL with the first out-of-range value, e.g. "max-retain: 300 is outside 1..250". */
 int cw_policy_config_validate(const cw_policy_config *cfg, cw_error *err) CW_MUST_CHECK;
 

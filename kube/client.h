@@ -82,7 +82,8 @@ void cw_kube_client_stats(cw_kube_client *c, cw_kube_stats *out);
 /* Sends `body` (may be NULL) as content_type (NULL: application/json) to `path` (starting with
  * '/', query included) and parses the JSON answer into *out (may be NULL to discard). */
 int cw_kube_request(cw_kube_client *c, const char *method, const char *path,
-                    const char *content_type, json_object *body, json_object **out, cw_error *err) CW_MUST_CHECK;
+                    const char *content_type, json_object *body, json_object **out,
+                    cw_error *err) CW_MUST_CHECK;
 
 /* ---- verbs; `out` may be NULL; options may be NULL for defaults ---- */
 
@@ -151,7 +152,8 @@ const cw_kube_api_resource *cw_kube_api_resources_find(const cw_kube_api_resourc
                                                        const char *name);
 
 /* GET /apis/<group> (or /api for ""). A group the server does not serve -> CW_ENOTFOUND. */
-int cw_kube_discover_group(cw_kube_client *c, const char *group, cw_kube_group *out, cw_error *err) CW_MUST_CHECK;
+int cw_kube_discover_group(cw_kube_client *c, const char *group, cw_kube_group *out,
+                           cw_error *err) CW_MUST_CHECK;
 /* GET /apis/<group>/<version> (or /api/<version>). */
 int cw_kube_discover_resources(cw_kube_client *c, const char *group, const char *version,
                                cw_kube_api_resources *out, cw_error *err) CW_MUST_CHECK;

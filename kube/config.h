@@ -54,7 +54,8 @@ typedef struct cw_kube_load_opts {
 void cw_kube_config_init(cw_kube_config *c);
 void cw_kube_config_free(cw_kube_config *c);
 /* Deep copy into an initialised dst (dst is freed first). */
-int cw_kube_config_copy(const cw_kube_config *src, cw_kube_config *dst, cw_error *err) CW_MUST_CHECK;
+int cw_kube_config_copy(const cw_kube_config *src, cw_kube_config *dst,
+                        cw_error *err) CW_MUST_CHECK;
 
 void cw_kube_load_opts_init(cw_kube_load_opts *o);
 
@@ -68,7 +69,8 @@ int cw_kube_config_load_kubeconfig(cw_kube_config *c, const cw_strlist *files, c
 
 /* In-cluster: https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT, and the token, ca.crt
  * and namespace files of sa_dir (NULL: CW_KUBE_SA_DIR). */
-int cw_kube_config_load_incluster(cw_kube_config *c, const char *sa_dir, cw_error *err) CW_MUST_CHECK;
+int cw_kube_config_load_incluster(cw_kube_config *c, const char *sa_dir,
+                                  cw_error *err) CW_MUST_CHECK;
 
 /* Splits a $KUBECONFIG value into files (empty entries and repeats dropped). */
 int cw_kube_split_path_list(const char *list, cw_strlist *out, cw_error *err) CW_MUST_CHECK;

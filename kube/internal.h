@@ -20,7 +20,8 @@
 /* ---- pem.c ---- */
 typedef enum { CW_KUBE_PEM_CA, CW_KUBE_PEM_CERT, CW_KUBE_PEM_KEY } cw_kube_pem_kind;
 /* The message says what is wrong without saying where; callers prefix the field. */
-int cw_kube_pem_check(const char *pem, size_t len, cw_kube_pem_kind kind, cw_error *err) CW_MUST_CHECK;
+int cw_kube_pem_check(const char *pem, size_t len, cw_kube_pem_kind kind,
+                      cw_error *err) CW_MUST_CHECK;
 int cw_kube_pem_check_pair(const char *cert_pem, size_t cert_len, const char *key_pem,
                            size_t key_len, cw_error *err) CW_MUST_CHECK;
 
@@ -60,7 +61,8 @@ void cw_kube_body_message(const char *body, size_t len, char *out, size_t outlen
 int cw_kube_http_error(cw_error *err, const char *method, const char *url, long status,
                        const char *body, size_t len) CW_MUST_CHECK;
 /* Parses a whole JSON document (trailing whitespace allowed). */
-int cw_kube_parse_json(const char *data, size_t len, json_object **out, cw_error *err) CW_MUST_CHECK;
+int cw_kube_parse_json(const char *data, size_t len, json_object **out,
+                       cw_error *err) CW_MUST_CHECK;
 
 /* ---- client.c, auth.c, request.c ---- */
 
@@ -115,10 +117,12 @@ void cw_kube_resp_free(cw_kube_resp *r);
 
 /* One request with rate limiting, pooling, token refresh and retries. On an HTTP error answer
  * the error is set from it and resp keeps the status and body. */
-int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw_error *err) CW_MUST_CHECK;
+int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp,
+               cw_error *err) CW_MUST_CHECK;
 /* Sends body (may be NULL) and parses the JSON answer into *out (may be NULL). */
 int cw_kube_do_json(cw_kube_client *c, const char *method, const char *path,
-                    const char *content_type, json_object *body, json_object **out, cw_error *err) CW_MUST_CHECK;
+                    const char *content_type, json_object *body, json_object **out,
+                    cw_error *err) CW_MUST_CHECK;
 
 /* The bearer token to send now, re-reading the token file when due (force: now). Returns a copy
  * (NULL when the configuration has no token). */

@@ -6,7 +6,6 @@
  * with -Werror). A (void) cast does not silence it; handle the result. */
 #define CW_MUST_CHECK __attribute__((warn_unused_result))
 
-
 #include <stddef.h>
 
 enum {

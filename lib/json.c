@@ -185,3 +185,13 @@ const char *cw_json_compact(json_object *o)
     return json_object_to_json_string_ext(o,
                                           JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
+
+int cw_json_set_string(json_object *obj, const char *key, const char *v)
+{
+    json_object *s = json_object_new_string(v);
+    if (!s || json_object_object_add(obj, key, s)) {
+        json_object_put(s);
+        return CW_ENOMEM;
+    }
+    return CW_OK;
+}

@@ -42,6 +42,9 @@ char *cw_jptr(const char *first, ...) __attribute__((sentinel));
  * value (may be NULL for remove). */
 int cw_jpatch_op(json_object *ops, const char *op, const char *path, json_object *value);
 
+/* obj.<key> := the string v (a copy). CW_OK or CW_ENOMEM (obj unchanged). */
+int cw_json_set_string(json_object *obj, const char *key, const char *v);
+
 /* Deep copy (json_object_deep_copy with error mapping). */
 int cw_json_copy(json_object *src, json_object **out);
 /* Serialises compactly without escaping '/' (the form Kubernetes accepts byte-for-byte). */

@@ -315,8 +315,8 @@ static int flag_pass(const cw_cmd_spec *spec, int argc, char **argv, const struc
 static void warn_unknown_env(const cw_cmd_spec *spec)
 {
     extern char **environ;
-    static const char *const known[] = {"CRONWARDEN_CONFIG=", "CRONWARDEN_FAILPOINTS=",
-                                        "CRONWARDEN_E2E_"};
+    static const char *const known[] = {
+        "CRONWARDEN_CONFIG=", "CRONWARDEN_FAILPOINTS=", "CRONWARDEN_E2E_"};
     int reads_env = 0;
     for (size_t i = 0; i < spec->nopts; i++)
         reads_env |= !spec->opts[i].no_env;
@@ -354,8 +354,7 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
         goto done;
     }
     /* 0. which flags are given (and whether they are flags at all) */
-    if ((rc = flag_pass(spec, argc, argv, longs, cw_buf_str(&shorts), 0, from_flag, err)) ==
-        1) {
+    if ((rc = flag_pass(spec, argc, argv, longs, cw_buf_str(&shorts), 0, from_flag, err)) == 1) {
         cw_opts_help(spec, out ? out : stdout);
         goto done;
     }
@@ -410,8 +409,7 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
     warn_unknown_env(spec);
 
     /* 4. flags */
-    if ((rc = flag_pass(spec, argc, argv, longs, cw_buf_str(&shorts), 1, from_flag, err)) !=
-        CW_OK)
+    if ((rc = flag_pass(spec, argc, argv, longs, cw_buf_str(&shorts), 1, from_flag, err)) != CW_OK)
         goto done;
     for (size_t i = 0; spec->origin && i < spec->nopts; i++)
         if (from_flag[i])

@@ -34,7 +34,8 @@ typedef struct cw_apply {
 } cw_apply;
 
 /* Discovery: which versions the cluster serves. Errors name what is missing. */
-int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg, cw_error *err) CW_MUST_CHECK;
+int cw_apply_discover(cw_apply *a, cw_kube_client *kube, const cw_apply_config *cfg,
+                      cw_error *err) CW_MUST_CHECK;
 /* Restores or finishes StorageClasses a crashed run left in the backup ConfigMap. */
 int cw_apply_recover_storageclasses(cw_apply *a, cw_error *err) CW_MUST_CHECK;
 /* Lists everything the planner needs into p (which must be fresh) and finishes the plan. */

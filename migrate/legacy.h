@@ -28,14 +28,17 @@ void cw_legacy_jobs_free(cw_legacy_jobs *l);
 
 /* Decodes `arr` (a JSON array of job objects) found at `where` (for messages). Wrong types fail
  * with CW_EINVAL: "spec.recurringJobs[2].retain: expected integer, got string". */
-int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *out, cw_error *err) CW_MUST_CHECK;
+int cw_legacy_decode_array(json_object *arr, const char *where, cw_legacy_jobs *out,
+                           cw_error *err) CW_MUST_CHECK;
 /* Volume: spec.recurringJobs. */
 int cw_legacy_decode_volume(json_object *vol, cw_legacy_jobs *out, cw_error *err) CW_MUST_CHECK;
 /* StorageClass: parameters.recurringJobs (JSON text). */
-int cw_legacy_decode_storageclass(json_object *sc, cw_legacy_jobs *out, cw_error *err) CW_MUST_CHECK;
+int cw_legacy_decode_storageclass(json_object *sc, cw_legacy_jobs *out,
+                                  cw_error *err) CW_MUST_CHECK;
 
 /* Parses the StorageClass YAML held by the longhorn-storageclass ConfigMap (data key
  * storageclass.yaml). *sc is NULL when the key is absent. */
-int cw_legacy_configmap_storageclass(json_object *cm, json_object **sc, cw_error *err) CW_MUST_CHECK;
+int cw_legacy_configmap_storageclass(json_object *cm, json_object **sc,
+                                     cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -148,7 +148,8 @@ int cw_plan_job_object(const cw_plan *p, size_t j, json_object **out, cw_error *
 /* Re-decides a (re-read) object against the finished plan: fills `item` (caller frees with
  * cw_plan_item_free). Used after a 409 or when rewriting manifests. Objects holding legacy jobs
  * that the plan has never seen come back CW_ACT_CONFLICT with reason "changed since planning". */
-int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *item, cw_error *err) CW_MUST_CHECK;
+int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *item,
+                   cw_error *err) CW_MUST_CHECK;
 void cw_plan_item_free(cw_plan_item *item);
 
 /* Applies a MIGRATE decision to an object in place (labels, legacy field, selector). */

@@ -13,7 +13,8 @@ int cw_write_transform(const cw_plan *p, const char *path, const char *data, siz
                        cw_buf *out, size_t *changed, cw_error *err) CW_MUST_CHECK;
 
 /* The RecurringJobs the plan creates, as a multi-document YAML stream (sorted by name). */
-int cw_write_recurringjobs(const cw_plan *p, cw_buf *out, size_t *count, cw_error *err) CW_MUST_CHECK;
+int cw_write_recurringjobs(const cw_plan *p, cw_buf *out, size_t *count,
+                           cw_error *err) CW_MUST_CHECK;
 
 /* Writes data to path atomically (temporary file, fsync, rename), creating parent directories. */
 int cw_write_atomic(const char *path, const char *data, size_t len, cw_error *err) CW_MUST_CHECK;

@@ -30,7 +30,8 @@ void cw_certs_pem_init(cw_certs_pem *p);
 void cw_certs_pem_free(cw_certs_pem *p);
 
 /* Validity of the first certificate in cert_pem. */
-int cw_certs_inspect(const char *cert_pem, size_t cert_len, cw_certs_info *info, cw_error *err) CW_MUST_CHECK;
+int cw_certs_inspect(const char *cert_pem, size_t cert_len, cw_certs_info *info,
+                     cw_error *err) CW_MUST_CHECK;
 /* As cw_certs_inspect, and key_pem must be the private key of that certificate. */
 int cw_certs_inspect_pair(const char *cert_pem, size_t cert_len, const char *key_pem,
                           size_t key_len, cw_certs_info *info, cw_error *err) CW_MUST_CHECK;

@@ -54,7 +54,8 @@ void cw_review_request_free(cw_review_request *req);
 
 /* Parses and checks body. On failure returns CW_EINVAL (or CW_ELIMIT for depth and size limits)
  * with a message for the 400 answer; req is left empty. */
-int cw_review_decode(const char *body, size_t len, cw_review_request *req, cw_error *err) CW_MUST_CHECK;
+int cw_review_decode(const char *body, size_t len, cw_review_request *req,
+                     cw_error *err) CW_MUST_CHECK;
 
 /* Overwrites metadata.managedFields of request.object and request.oldObject with "[]" and spaces
  * (same length, so offsets are kept) when body is well-formed JSON; returns the bytes blanked.

@@ -32,7 +32,8 @@ typedef struct cw_ctrl_health {
 } cw_ctrl_health;
 
 void cw_ctrl_health_init(cw_ctrl_health *h);
-int cw_ctrl_health_start(cw_ctrl_health *h, const cw_ctrl_health_config *cfg, cw_error *err) CW_MUST_CHECK;
+int cw_ctrl_health_start(cw_ctrl_health *h, const cw_ctrl_health_config *cfg,
+                         cw_error *err) CW_MUST_CHECK;
 /* Stops serving (connections are closed) and frees. */
 void cw_ctrl_health_free(cw_ctrl_health *h);
 

@@ -40,7 +40,8 @@ typedef struct cw_informer_metrics {
     cw_metric *synced;       /* cronwarden_controller_informer_synced{resource} */
 } cw_informer_metrics;
 
-int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err) CW_MUST_CHECK;
+int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out,
+                                 cw_error *err) CW_MUST_CHECK;
 
 typedef struct cw_informer_config {
     const char *name;           /* logs and metrics ("schedules"); borrowed, like every string */

@@ -40,6 +40,10 @@ typedef struct cw_ctrl_config {
     const char *namespace; /* Velero's namespace: watch Schedules and Backups there only; NULL or
                               "": every namespace */
     int32_t zone_offset;   /* crons without TZ= run at this offset (UTC: 0) */
+    /* nonadminbackup, nonadminrestore */
+    const char *oadp_namespace;        /* --oadp-namespace: Velero objects of non-admin users */
+    json_object *enforce_backup_spec;  /* --enforce-backup-spec: a Velero BackupSpec, or NULL */
+    json_object *enforce_restore_spec; /* --enforce-restore-spec: a Velero RestoreSpec, or NULL */
 } cw_ctrl_config;
 
 /* One enabled reconciler and what the manager made for it. */

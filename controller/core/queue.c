@@ -20,9 +20,7 @@ typedef struct key_state {
 static int64_t realtime_ms(void *ud)
 {
     (void)ud;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return cw_clock_wall_ms();
 }
 
 void cw_queue_opts_init(cw_queue_opts *o)

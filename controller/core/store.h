@@ -28,7 +28,8 @@ typedef struct cw_ctrl_store {
 int cw_ctrl_object_key(json_object *obj, char *out, size_t outlen, cw_error *err) CW_MUST_CHECK;
 
 /* index_fn may be NULL (no index). */
-int cw_ctrl_store_init(cw_ctrl_store *s, cw_ctrl_index_fn index_fn, void *index_ud, cw_error *err) CW_MUST_CHECK;
+int cw_ctrl_store_init(cw_ctrl_store *s, cw_ctrl_index_fn index_fn, void *index_ud,
+                       cw_error *err) CW_MUST_CHECK;
 void cw_ctrl_store_free(cw_ctrl_store *s);
 /* Stores obj (ownership passes to the store, also on failure) under key. *old (may be NULL)
  * receives the object it replaced (caller's), or NULL. */

@@ -1,0 +1,322 @@
+#!/usr/bin/env bash
+# cronwarden controller, the OADP NonAdminBackup reconciler, on a real kube-apiserver, run as a
+# user bound to exactly deploy/controller/rbac-nonadmin.yaml (+ rbac.yaml's leader election). The
+# test plays Velero: it sets the Velero Backups' phases and completion times and carries out
+# DeleteBackupRequests. A tenant, alice, may edit NonAdminBackups in her namespace shop only.
+#   - a NonAdminBackup from creation to Completed, its queue position counting down as earlier
+#     Velero Backups finish; the controller killed between "nacuuid recorded" and "Velero Backup
+#     created" leaves exactly one Velero Backup, and one killed after the create is adopted by the
+#     next; a no-op reconcile writes nothing;
+#   - an invalid spec: BackingOff with OADP's message, accepted once edited;
+#   - the attacker's view: every way alice tries to reach another namespace is refused with the
+#     message, and no Velero Backup covers anything but shop;
+#   - a NonAdminRestore from creation to Completed; every way alice tries to restore another
+#     namespace's backup, or into another namespace, is refused;
+#   - spec.deleteBackup (DeleteBackupRequest and the restores made from it, then gone); a direct delete (the Velero Backup object
+#     and its requests go, then the NonAdminBackup); a Velero Backup that disappears.
+. "$(dirname "$0")/../lib.sh"
+e2e_start
+apply_crds
+e2e_require_users controller
+OADP=openshift-adp
+LEASE_NS=cronwarden
+for ns in "$LEASE_NS" "$OADP" shop bank; do kc create namespace "$ns" >/dev/null; done
+
+e2e_step "RBAC as shipped, bound to the static user controller; alice edits NonAdminBackups in shop only"
+assert_ok kc apply -f "$CW_SOURCE_DIR/deploy/controller/rbac.yaml"
+assert_ok kc apply -f "$CW_SOURCE_DIR/deploy/controller/rbac-nonadmin.yaml"
+assert_ok kc create clusterrolebinding nonadmin-user --clusterrole=cronwarden-controller-nonadmin --user=controller
+assert_ok kc create rolebinding oadp-user -n "$OADP" --role=cronwarden-controller-oadp --user=controller
+assert_ok kc create rolebinding leader-user -n "$LEASE_NS" --role=cronwarden-controller-leader-election --user=controller
+kc apply -f - >/dev/null <<'EOF'
+# OADP's nonadminbackup editor role: the object, not its status.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: nonadmin-editor}
+rules:
+- apiGroups: [oadp.openshift.io]
+  resources: [nonadminbackups, nonadminrestores]
+  verbs: [create, delete, get, list, patch, update, watch]
+- apiGroups: [oadp.openshift.io]
+  resources: [nonadminbackups/status, nonadminrestores/status]
+  verbs: [get]
+EOF
+assert_ok kc create rolebinding alice-editor -n shop --clusterrole=nonadmin-editor --user=alice
+as_alice() { kc --as=alice "$@"; }
+
+ctl() {
+  local name=$1; shift
+  e2e_bg "$name" env "$@" "$CW_BINARY" controller --controllers nonadminbackup,nonadminrestore --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" \
+    --oadp-namespace "$OADP" --enforce-backup-spec "$E2E_DIR/enforced.yaml" --enforce-restore-spec "$E2E_DIR/enforced-restore.yaml" \
+    --leader-election-namespace "$LEASE_NS" --lease-duration 3s --metrics-listen 127.0.0.1:0 --log-level debug
+}
+log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }
+port_of() { grep -o 'metrics_port=[0-9]*' "$(log_of "$1")" | sed -n 1p | cut -d= -f2; }
+metric() { curl -fsS "http://127.0.0.1:$(port_of "$1")/metrics" | awk -v m="$2" '$1 == m {print $2}'; }
+nab() { kc get nonadminbackups.oadp.openshift.io -n shop "$1" -o json; }
+nab_field() { kc get nonadminbackups.oadp.openshift.io -n shop "$1" -o json | jq -cr "$2"; }
+# nab_is NAME FILTER VALUE: for wait_for.
+nab_is() { [ "$(nab_field "$1" "$2")" = "$3" ]; }
+vb_count() { kc get backups.velero.io -n "$OADP" -l "openshift.io/oadp-nab-origin-nacuuid=$1" -o json | jq '.items | length'; }
+now() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+# velero_set NAME PHASE [done]: what Velero would write into a Backup's status.
+velero_set() {
+  local st="{\"phase\":\"$2\"}"
+  [ "${3:-}" = done ] && st="{\"phase\":\"$2\",\"completionTimestamp\":\"$(now)\"}"
+  assert_ok kc patch backups.velero.io -n "$OADP" "$1" --type merge -p "{\"status\":$st}"
+}
+mknab() { # NAME BACKUPSPEC-JSON
+  as_alice create -f - <<EOF
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"$1","namespace":"shop"},"spec":{"backupSpec":$2}}
+EOF
+}
+printf 'existingResourcePolicy: none\n' >"$E2E_DIR/enforced-restore.yaml"
+cat >"$E2E_DIR/enforced.yaml" <<'EOF'
+# the administrator's rules for non-admin backups
+ttl: 720h0m0s
+snapshotMoveData: false
+EOF
+
+e2e_step "usage errors: an enforced spec that is not a map, or that enforces a refused field"
+printf -- '- a\n' >"$E2E_DIR/list.yaml"
+printf 'includedNamespaces: [bank]\n' >"$E2E_DIR/ns.yaml"
+assert_fails --match 'expected one YAML document holding a map' cw controller --controllers nonadminbackup --enforce-backup-spec "$E2E_DIR/list.yaml"
+assert_fails --match 'includedNamespaces: non-admin backups may not set it' cw controller --controllers nonadminbackup \
+  --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" --enforce-backup-spec "$E2E_DIR/ns.yaml" --metrics-listen 127.0.0.1:0 --leader-elect=false
+
+e2e_step "two unfinished Velero Backups of the admin, created earlier"
+for b in admin-1 admin-2; do
+  kc create -n "$OADP" -f - >/dev/null <<EOF
+{"apiVersion":"velero.io/v1","kind":"Backup","metadata":{"name":"$b"},"spec":{}}
+EOF
+  sleep 1.1 # creation times are whole seconds: strictly earlier
+done
+
+e2e_step "a controller killed after recording the nacuuid, before creating the Velero Backup"
+ctl ctl1 CRONWARDEN_FAILPOINTS=nonadminbackup-create=kill
+sleep 1.1
+assert_ok mknab daily '{"includedNamespaces":["shop"],"labelSelector":{"matchLabels":{"app":"web"}}}'
+wait_for 30 "ctl1 to die at the failpoint" grep -q 'failpoint: killing this process' "$(log_of ctl1)"
+wait "$(e2e_bg_pid ctl1)" 2>/dev/null || true
+obj=$(nab daily)
+NAC=$(jq -r .status.veleroBackup.nacuuid <<<"$obj")
+[[ $NAC =~ ^shop-daily-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$ ]] || e2e_fail "nacuuid '$NAC'"
+assert_json "$obj" .status.phase New
+assert_json "$obj" .metadata.finalizers '["nonadminbackup.oadp.openshift.io/finalizer"]'
+assert_json "$obj" '.status.conditions | map([.type, .status, .reason, .message])' '[["Accepted","True","BackupAccepted","backup accepted"]]'
+assert_eq 0 "$(vb_count "$NAC")" "Velero Backups before the create"
+
+e2e_step "a new controller creates exactly one Velero Backup, named by the recorded nacuuid"
+ctl ctl2
+wait_for 30 "daily Created" nab_is daily .status.phase Created
+assert_eq 1 "$(vb_count "$NAC")" "Velero Backups of daily"
+vb=$(kc get backups.velero.io -n "$OADP" "$NAC" -o json)
+assert_json "$vb" .metadata.labels '{"app.kubernetes.io/managed-by":"oadp-nac-controller","openshift.io/oadp":"True","openshift.io/oadp-nab-origin-nacuuid":"'"$NAC"'"}'
+assert_json "$vb" .metadata.annotations '{"openshift.io/oadp-nab-origin-name":"daily","openshift.io/oadp-nab-origin-namespace":"shop"}'
+assert_json "$vb" .spec '{"includedNamespaces":["shop"],"labelSelector":{"matchLabels":{"app":"web"}},"snapshotMoveData":false,"ttl":"720h0m0s"}'
+obj=$(nab daily)
+assert_json "$obj" '.status.conditions | map([.type, .status, .reason, .message])' '[["Accepted","True","BackupAccepted","backup accepted"],["Queued","True","BackupScheduled","Created Velero Backup object"]]'
+assert_json "$obj" .status.veleroBackup '{"nacuuid":"'"$NAC"'","name":"'"$NAC"'","namespace":"openshift-adp","status":{}}'
+wait_for 10 "daily's queue position 3" nab_is daily .status.queueInfo.estimatedQueuePosition 3
+
+e2e_step "the queue position counts down as earlier Velero Backups finish; the status is mirrored"
+velero_set admin-1 Completed done
+wait_for 10 "position 2" nab_is daily .status.queueInfo.estimatedQueuePosition 2
+velero_set admin-2 Failed done
+wait_for 10 "position 1" nab_is daily .status.queueInfo.estimatedQueuePosition 1
+e2e_log "Queued with the backup queue's own position: that one is used"
+assert_ok kc patch backups.velero.io -n "$OADP" "$NAC" --type merge -p '{"status":{"phase":"Queued","queuePosition":5}}'
+wait_for 10 "position 5 from status.queuePosition" nab_is daily .status.queueInfo.estimatedQueuePosition 5
+velero_set "$NAC" InProgress
+wait_for 10 "InProgress mirrored" nab_is daily .status.veleroBackup.status.phase InProgress
+assert_eq 1 "$(nab_field daily .status.queueInfo.estimatedQueuePosition)" "position while InProgress"
+velero_set "$NAC" Completed done
+wait_for 10 "Completed mirrored, position 0" nab_is daily '[.status.veleroBackup.status.phase, .status.queueInfo.estimatedQueuePosition]' '["Completed",0]'
+accepted_at=$(nab_field daily '.status.conditions[0].lastTransitionTime')
+
+e2e_step "nothing to change: a reconcile writes nothing"
+sleep 2
+w0=$(metric ctl2 'cronwarden_controller_nonadminbackup_writes_total{verb="update_status",result="ok"}')
+seen=$(grep -c 'up to date.*nonadminbackup=shop/daily' "$(log_of ctl2)" || true)
+assert_ok as_alice label nonadminbackups.oadp.openshift.io -n shop daily touched=yes
+wait_for 10 "the touch reconciled" bash -c "[ \$(grep -c 'up to date.*nonadminbackup=shop/daily' '$(log_of ctl2)') -gt $seen ]"
+sleep 2
+assert_eq "$w0" "$(metric ctl2 'cronwarden_controller_nonadminbackup_writes_total{verb="update_status",result="ok"}')" "status writes after a no-op"
+assert_eq "$accepted_at" "$(nab_field daily '.status.conditions[0].lastTransitionTime')" "Accepted's lastTransitionTime"
+
+e2e_step "an invalid spec: BackingOff with OADP's message; edited, it is accepted"
+assert_ok mknab edited '{"includedNamespaces":["bank"]}'
+wait_for 10 "edited BackingOff" nab_is edited .status.phase BackingOff
+assert_json "$(nab edited)" '.status.conditions | map([.type, .status, .reason, .message])' \
+  '[["Accepted","False","InvalidBackupSpec","NonAdminBackup spec.backupSpec.includedNamespaces is restricted, can not contain namespaces other than: shop"]]'
+assert_json "$(nab edited)" '.status | has("veleroBackup")' false
+assert_ok as_alice patch nonadminbackups.oadp.openshift.io -n shop edited --type merge -p '{"spec":{"backupSpec":{"includedNamespaces":null}}}'
+wait_for 15 "edited Created" nab_is edited .status.phase Created
+NAC2=$(nab_field edited .status.veleroBackup.nacuuid)
+assert_json "$(kc get backups.velero.io -n "$OADP" "$NAC2" -o json)" .spec.includedNamespaces '["shop"]'
+
+e2e_step "the attacker's view: every try at another namespace is refused with the message"
+R='NonAdminBackup spec.backupSpec.%s is restricted'
+# name|backupSpec|message
+while IFS='|' read -r name spec msg; do
+  assert_ok mknab "$name" "$spec"
+  wait_for 10 "$name refused" nab_is "$name" .status.phase BackingOff
+  assert_eq "$msg" "$(nab_field "$name" '.status.conditions[] | select(.type == "Accepted") | .message')" "$name's message"
+done <<EOF
+other|{"includedNamespaces":["bank"]}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
+star|{"includedNamespaces":["*"]}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
+both|{"includedNamespaces":["shop","bank"]}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
+glob|{"includedNamespaces":["ban?"]}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
+string|{"includedNamespaces":"bank"}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
+exclude|{"excludedNamespaces":["kube-system"]}|$(printf "$R" excludedNamespaces)
+cluster|{"includeClusterResources":true}|$(printf "$R" includeClusterResources), can only be set to false
+scoped|{"includedClusterScopedResources":["namespaces"]}|$(printf "$R" includedClusterScopedResources), must remain empty
+bsl|{"storageLocation":"admin-bsl"}|$(printf "$R" storageLocation), must remain empty (NonAdminBackupStorageLocation is not supported by cronwarden: backups go to the default location)
+vsl|{"volumeSnapshotLocations":["admin-vsl"]}|$(printf "$R" volumeSnapshotLocations)
+ttl|{"ttl":"87600h0m0s"}|the administrator has restricted spec.backupSpec.ttl field value to 720h0m0s
+EOF
+e2e_log "selectors and namespace mapping cannot leave shop: the Velero Backup names shop only"
+assert_ok mknab selector '{"labelSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"In","values":["bank"]}]},"orLabelSelectors":[{"matchLabels":{"team":"bank"}}],"namespaceMapping":{"shop":"bank"}}'
+wait_for 15 "selector Created" nab_is selector .status.phase Created
+assert_json "$(kc get backups.velero.io -n "$OADP" "$(nab_field selector .status.veleroBackup.nacuuid)" -o json)" .spec.includedNamespaces '["shop"]'
+e2e_log "alice cannot write status (a forged nacuuid), make Velero objects, or use another namespace"
+nab daily | jq '.status.veleroBackup.nacuuid = "admin-1"' >"$E2E_DIR/forged.json"
+assert_fails --match forbidden as_alice replace --raw "/apis/oadp.openshift.io/v1alpha1/namespaces/shop/nonadminbackups/daily/status" -f "$E2E_DIR/forged.json"
+assert_fails --match forbidden as_alice create -n "$OADP" -f - <<'EOF'
+{"apiVersion":"velero.io/v1","kind":"Backup","metadata":{"name":"direct"},"spec":{"includedNamespaces":["bank"]}}
+EOF
+assert_fails --match forbidden as_alice create -f - <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"x","namespace":"bank"},"spec":{"backupSpec":{}}}
+EOF
+e2e_log "every Velero Backup made for a NonAdminBackup covers shop alone"
+assert_json "$(kc get backups.velero.io -n "$OADP" -l openshift.io/oadp-nab-origin-nacuuid -o json)" \
+  '[.items[].spec | [.includedNamespaces, .excludedNamespaces, .includeClusterResources, .includedClusterScopedResources, .storageLocation]] | unique' \
+  '[[["shop"],null,null,null,null]]'
+assert_eq 3 "$(kc get backups.velero.io -n "$OADP" -l openshift.io/oadp-nab-origin-nacuuid -o name | wc -l)" "Velero Backups of non-admin users (daily, edited, selector)"
+
+e2e_step "a NonAdminRestore of daily: a Velero Restore of daily's Velero Backup, mirrored to Completed"
+mknar() { # NAME RESTORESPEC-JSON
+  as_alice create -f - <<EOF
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminRestore","metadata":{"name":"$1","namespace":"shop"},"spec":{"restoreSpec":$2}}
+EOF
+}
+nar_field() { kc get nonadminrestores.oadp.openshift.io -n shop "$1" -o json | jq -cr "$2"; }
+nar_is() { [ "$(nar_field "$1" "$2")" = "$3" ]; }
+kc create -n "$OADP" -f - >/dev/null <<'EOF'
+{"apiVersion":"velero.io/v1","kind":"Restore","metadata":{"name":"admin-restore"},"spec":{"backupName":"admin-1"}}
+EOF
+sleep 1.1
+assert_ok mknar undo '{"backupName":"daily","restorePVs":true}'
+wait_for 15 "undo Created" nar_is undo .status.phase Created
+RNAC=$(nar_field undo .status.veleroRestore.nacuuid)
+[[ $RNAC =~ ^shop-undo-[0-9a-f-]{36}$ ]] || e2e_fail "restore nacuuid '$RNAC'"
+vr=$(kc get restores.velero.io -n "$OADP" "$RNAC" -o json)
+assert_json "$vr" .spec '{"backupName":"'"$NAC"'","existingResourcePolicy":"none","restorePVs":true}'
+assert_json "$vr" '.metadata.labels["openshift.io/oadp-nar-origin-nacuuid"]' "$RNAC"
+assert_json "$vr" .metadata.annotations '{"openshift.io/oadp-nar-origin-name":"undo","openshift.io/oadp-nar-origin-namespace":"shop"}'
+obj=$(kc get nonadminrestores.oadp.openshift.io -n shop undo -o json)
+assert_json "$obj" .metadata.finalizers '["nonadminrestore.oadp.openshift.io/finalizer"]'
+assert_json "$obj" '.status.conditions | map([.type, .status, .reason, .message])' \
+  '[["Accepted","True","RestoreAccepted","restore accepted"],["Queued","True","RestoreScheduled","Created Velero Restore object"]]'
+wait_for 10 "undo's queue position 2 (behind admin-restore)" nar_is undo .status.queueInfo.estimatedQueuePosition 2
+assert_ok kc patch restores.velero.io -n "$OADP" admin-restore --type merge -p "{\"status\":{\"phase\":\"Completed\",\"completionTimestamp\":\"$(now)\"}}"
+wait_for 10 "undo's queue position 1" nar_is undo .status.queueInfo.estimatedQueuePosition 1
+assert_ok kc patch restores.velero.io -n "$OADP" "$RNAC" --type merge -p "{\"status\":{\"phase\":\"Completed\",\"completionTimestamp\":\"$(now)\"}}"
+wait_for 10 "undo Completed, position 0" nar_is undo '[.status.veleroRestore.status.phase, .status.queueInfo.estimatedQueuePosition]' '["Completed",0]'
+
+e2e_step "the attacker's restores: another namespace's backup, a mapping, namespaces: refused"
+kc create -f - >/dev/null <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"vault","namespace":"bank"},"spec":{"backupSpec":{}}}
+EOF
+wait_for 15 "bank's vault Created" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n bank vault -o jsonpath='{.status.phase}' | grep -qx Created"
+BANK_NAC=$(kc get nonadminbackups.oadp.openshift.io -n bank vault -o jsonpath='{.status.veleroBackup.nacuuid}')
+NR='NonAdminRestore spec.restoreSpec.%s is restricted'
+NOT_READY='NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be restored'
+while IFS='|' read -r name spec msg; do
+  assert_ok mknar "$name" "$spec"
+  wait_for 10 "$name refused" nar_is "$name" .status.phase BackingOff
+  assert_eq "$msg" "$(nar_field "$name" '.status.conditions[] | select(.type == "Accepted") | .message')" "$name's message"
+done <<EOF
+r-bank|{"backupName":"vault"}|$NOT_READY
+r-banknac|{"backupName":"$BANK_NAC"}|$NOT_READY
+r-admin|{"backupName":"admin-1"}|$NOT_READY
+r-map|{"backupName":"daily","namespaceMapping":{"shop":"bank"}}|$(printf "$NR" namespaceMapping)
+r-into|{"backupName":"daily","includedNamespaces":["bank"]}|$(printf "$NR" includedNamespaces)
+r-star|{"backupName":"daily","includedNamespaces":["*"]}|$(printf "$NR" includedNamespaces)
+r-excl|{"backupName":"daily","excludedNamespaces":["shop"]}|$(printf "$NR" excludedNamespaces)
+r-sched|{"backupName":"daily","scheduleName":"bank-nightly"}|$(printf "$NR" scheduleName)
+r-none|{}|NonAdminRestore spec.restoreSpec.backupName is not set
+r-policy|{"backupName":"daily","existingResourcePolicy":"update"}|the administrator has restricted spec.restoreSpec.existingResourcePolicy field value to none
+EOF
+assert_fails --match forbidden as_alice create -n "$OADP" -f - <<'EOF'
+{"apiVersion":"velero.io/v1","kind":"Restore","metadata":{"name":"direct"},"spec":{"backupName":"admin-1"}}
+EOF
+assert_json "$(kc get restores.velero.io -n "$OADP" -l openshift.io/oadp-nar-origin-nacuuid -o json)" \
+  '[.items[].spec | [.backupName, .namespaceMapping, .includedNamespaces]]' "[[\"$NAC\",null,null]]"
+
+e2e_step "spec.deleteBackup: Deleting, a DeleteBackupRequest; gone once Velero deleted the backup"
+assert_ok as_alice patch nonadminbackups.oadp.openshift.io -n shop daily --type merge -p '{"spec":{"deleteBackup":true}}'
+wait_for 10 "the DeleteBackupRequest" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get deletebackuprequests.velero.io -n $OADP $NAC -o name"
+dbr=$(kc get deletebackuprequests.velero.io -n "$OADP" "$NAC" -o json)
+assert_json "$dbr" .spec.backupName "$NAC"
+assert_json "$dbr" '.metadata.labels["openshift.io/oadp-nab-origin-nacuuid"]' "$NAC"
+obj=$(nab daily)
+assert_json "$obj" .status.phase Deleting
+assert_json "$obj" '.status.conditions[] | select(.type == "Deleting") | [.status, .reason, .message]' '["True","DeletionPending","backup accepted for deletion"]'
+wait_for 10 "veleroDeleteBackupRequest recorded" nab_is daily '.status.veleroDeleteBackupRequest | [.nacuuid, .name, .namespace]' "[\"$NAC\",\"$NAC\",\"$OADP\"]"
+assert_json "$(nab daily)" .metadata.deletionTimestamp "$(nab_field daily .metadata.deletionTimestamp)"
+e2e_log "Velero processes the request: the data, then the Backup, go"
+assert_ok kc patch deletebackuprequests.velero.io -n "$OADP" "$NAC" --type merge -p '{"status":{"phase":"InProgress"}}'
+wait_for 10 "the request's progress mirrored" nab_is daily .status.veleroDeleteBackupRequest.status.phase InProgress
+wait_for 10 "undo (made from daily) gone, with its Velero Restore" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminrestores.oadp.openshift.io -n shop undo && ! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get restores.velero.io -n $OADP $RNAC"
+assert_ok kc delete backups.velero.io -n "$OADP" "$NAC"
+wait_for 15 "daily gone" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n shop daily"
+
+e2e_step "a direct delete: the message, the Velero Backup object and its requests go, then the NonAdminBackup"
+kc create -n "$OADP" -f - >/dev/null <<EOF
+{"apiVersion":"velero.io/v1","kind":"DeleteBackupRequest","metadata":{"name":"stale","labels":{"openshift.io/oadp-nab-origin-nacuuid":"$NAC2"}},"spec":{"backupName":"$NAC2"}}
+EOF
+# Hold the NonAdminBackup (a second finalizer) to see its status while it goes.
+assert_ok kc patch nonadminbackups.oadp.openshift.io -n shop edited --type json -p '[{"op":"add","path":"/metadata/finalizers/-","value":"test/hold"}]'
+assert_ok as_alice delete nonadminbackups.oadp.openshift.io -n shop edited --wait=false
+wait_for 10 "edited's Velero Backup deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get backups.velero.io -n $OADP $NAC2"
+wait_for 10 "the stale request deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get deletebackuprequests.velero.io -n $OADP stale"
+wait_for 10 "our finalizer removed" nab_is edited .metadata.finalizers '["test/hold"]'
+obj=$(nab edited)
+assert_json "$obj" .status.phase Deleting
+assert_json "$obj" '.status.conditions[] | select(.type == "Deleting") | [.status, .reason, .message]' '["True","DeletionPending","permanent backup deletion requires setting spec.deleteBackup to true"]'
+assert_ok kc patch nonadminbackups.oadp.openshift.io -n shop edited --type json -p '[{"op":"remove","path":"/metadata/finalizers"}]'
+
+e2e_step "a Velero Backup that disappears: Accepted=False VeleroBackupNotFound, never recreated"
+NAC3=$(nab_field selector .status.veleroBackup.nacuuid)
+assert_ok kc delete backups.velero.io -n "$OADP" "$NAC3"
+wait_for 10 "VeleroBackupNotFound" nab_is selector '.status.conditions[] | select(.type == "Accepted") | [.status, .reason]' '["False","VeleroBackupNotFound"]'
+sleep 1
+assert_eq 0 "$(vb_count "$NAC3")" "Velero Backups of selector after it disappeared"
+assert_json "$(nab selector)" .status.phase Created
+
+e2e_step "a controller killed after creating the Velero Backup, before the status: the next one adopts it"
+e2e_stop ctl2
+ctl ctl3 CRONWARDEN_FAILPOINTS=nonadminbackup-created=kill
+assert_ok mknab adopted '{}'
+wait_for 30 "ctl3 to die at the failpoint" grep -q 'failpoint: killing this process' "$(log_of ctl3)"
+wait "$(e2e_bg_pid ctl3)" 2>/dev/null || true
+NAC4=$(nab_field adopted .status.veleroBackup.nacuuid)
+assert_eq 1 "$(vb_count "$NAC4")" "Velero Backups of adopted after the crash"
+assert_eq New "$(nab_field adopted .status.phase)" "adopted's phase after the crash"
+ctl ctl4
+wait_for 30 "adopted Created" nab_is adopted .status.phase Created
+assert_eq 1 "$(vb_count "$NAC4")" "Velero Backups of adopted"
+assert_contains "$(cat "$(log_of ctl4)")" "nonadminbackup=shop/adopted outcome=adopted"
+
+e2e_step "RBAC is minimal: the controller was refused nothing, and is refused what it never does"
+if grep -qi forbidden "$CW_E2E_DIR"/logs/ctl*.log; then e2e_fail "the controller was refused: $(grep -hi forbidden "$CW_E2E_DIR"/logs/ctl*.log | head -3)"; fi
+assert_fails --match forbidden kc_as controller create -n bank -f - <<'EOF'
+{"apiVersion":"velero.io/v1","kind":"Backup","metadata":{"name":"x"},"spec":{}}
+EOF
+assert_fails --match forbidden kc_as controller get secrets -n "$OADP"
+assert_fails --match forbidden kc_as controller patch backups.velero.io -n "$OADP" admin-1 --type merge -p '{"spec":{"ttl":"1h0m0s"}}'
+assert_fails --match forbidden kc_as controller create -n shop -f - <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"x"},"spec":{"backupSpec":{}}}
+EOF
+e2e_log "OK"

@@ -1,0 +1,447 @@
+/* The NonAdminBackup and NonAdminRestore decisions (controller/nonadminbackup.c,
+ * nonadminrestore.c, over controller/nonadmin.c): every transition, one
+ * table of real cases compared exactly (outcome, the whole new status, finalizers, the Velero
+ * Backup and DeleteBackupRequest to create, the deletions). Every case that writes a status or
+ * finalizers is then replayed on the object as written: the decision must not write the same thing
+ * twice (a no-op resync writes nothing). The NonAdminBackup is shop/daily; now is T1. */
+#include "ctrl_test.h"
+
+#include "controller/nonadminbackup.h"
+#include "controller/nonadminrestore.h"
+
+#define T0   "2026-01-01T00:00:00Z"
+#define T1   "2026-01-01T00:00:05Z"
+#define UUID "0d0b7b2c-ee76-412d-a867-2c23b8aa51ab"
+#define NAC  "shop-daily-" UUID
+#define F    "'nonadminbackup.oadp.openshift.io/finalizer'"
+
+#define META(extra)                                                                                \
+    "'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5'" extra "}"
+#define NAB(extra, spec, status)                                                                   \
+    "{'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminBackup'," META(                    \
+        extra) ",'spec':" spec ",'status':" status "}"
+#define FIN      ",'finalizers':[" F "]"
+#define DELETED  ",'deletionTimestamp':'" T1 "'"
+#define SPEC     "{'backupSpec':{'ttl':'1h0m0s'}}"
+#define BAD      "{'backupSpec':{'includedNamespaces':['bank']}}"
+#define DEL_SPEC "{'backupSpec':{},'deleteBackup':true}"
+#define BAD_MSG                                                                                    \
+    "NonAdminBackup spec.backupSpec.includedNamespaces is restricted, can not contain namespaces " \
+    "other than: shop"
+#define COND(type, st, reason, msg, t)                                                             \
+    "{'type':'" type "','status':'" st "','reason':'" reason "','message':'" msg                   \
+    "','lastTransitionTime':'" t "'}"
+#define ACC(t)   COND("Accepted", "True", "BackupAccepted", "backup accepted", t)
+#define QUEUED   COND("Queued", "True", "BackupScheduled", "Created Velero Backup object", T0)
+#define VBREF    "'veleroBackup':{'nacuuid':'" NAC "','name':'" NAC "','namespace':'openshift-adp'"
+#define ACCEPTED "{'phase':'New','conditions':[" ACC(T0) "]," VBREF "}}"
+#define CREATED(vbstatus, pos)                                                                     \
+    "{'phase':'Created','conditions':[" ACC(T0) "," QUEUED "]," VBREF ",'status':" vbstatus        \
+                                                "},'queueInfo':{'estimatedQueuePosition':" pos     \
+                                                "}}"
+#define ORIGIN                                                                                     \
+    "'labels':{'openshift.io/oadp':'True','app.kubernetes.io/managed-by':'oadp-nac-controller',"   \
+    "'openshift.io/oadp-nab-origin-nacuuid':'" NAC "'},'annotations':{"                            \
+    "'openshift.io/oadp-nab-origin-name':'daily','openshift.io/oadp-nab-origin-namespace':'shop'}"
+#define VB(created, status)                                                                        \
+    "{'metadata':{'name':'" NAC "','namespace':'openshift-adp','creationTimestamp':'" created      \
+    "'," ORIGIN "},'status':" status "}"
+#define OTHER(name, created, status)                                                               \
+    "{'metadata':{'name':'" name "','creationTimestamp':'" created "'},'status':" status "}"
+#define RUNNING  "{'phase':'InProgress'}"
+#define DONE     "{'phase':'Completed','completionTimestamp':'" T1 "'}"
+#define QUEUE(s) "[" OTHER("x", T0, "{}") "," OTHER("y", T0, DONE) "," VB(T1, s) "]"
+
+typedef struct {
+    const char *label;
+    const char *nab, *backup, *backups, *dbrs, *enforced;
+    cw_nac_outcome outcome;
+    const char *status, *finalizers, *create, *dbr;
+    const char *flags; /* "nars nab backup dbrs wait" as they apply */
+} nab_case;
+
+static const nab_case cases[] = {
+    /* ---- admission ---- */
+    {"first sight: phase New", NAB("", SPEC, "{}"), NULL, "[]", NULL, NULL, CW_NAC_NEW,
+     "{'phase':'New'}", NULL, NULL, NULL, ""},
+    {"no status at all: phase New", NAB("", SPEC, "null"), NULL, "[]", NULL, NULL, CW_NAC_NEW,
+     "{'phase':'New'}", NULL, NULL, NULL, ""},
+    {"invalid: BackingOff, Accepted=False InvalidBackupSpec with OADP's message",
+     NAB("", BAD, "{'phase':'New'}"), NULL, "[]", NULL, NULL, CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidBackupSpec", BAD_MSG,
+                                                 T1) "]}",
+     NULL, NULL, NULL, ""},
+    {"still invalid: nothing written",
+     NAB("", BAD,
+         "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidBackupSpec",
+                                                     BAD_MSG, T0) "]}"),
+     NULL, "[]", NULL, NULL, CW_NAC_INVALID, NULL, NULL, NULL, NULL, ""},
+    {"enforced by the administrator", NAB("", "{'backupSpec':{'ttl':'1h0m0s'}}", "{'phase':'New'}"),
+     NULL, "[]", NULL, "{'ttl':'720h0m0s'}", CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidBackupSpec",
+         "the administrator has restricted spec.backupSpec.ttl field value to 720h0m0s", T1) "]}",
+     NULL, NULL, NULL, ""},
+    {"valid: Accepted, the nacuuid recorded before anything is created",
+     NAB("", SPEC, "{'phase':'New'}"), NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED,
+     "{'phase':'New','conditions':[" ACC(T1) "]," VBREF "}}", NULL, NULL, NULL, ""},
+    {"edited from invalid to valid: accepted, still BackingOff until Created",
+     NAB("", SPEC,
+         "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidBackupSpec",
+                                                     BAD_MSG, T0) "]}"),
+     NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED,
+     "{'phase':'BackingOff','conditions':[" ACC(T1) "]," VBREF "}}", NULL, NULL, NULL, ""},
+    {"nacuuid recorded: the finalizer next", NAB(",'finalizers':['keep']", SPEC, ACCEPTED), NULL,
+     "[]", NULL, NULL, CW_NAC_FINALIZER, NULL, "['keep'," F "]", NULL, NULL, ""},
+    {"finalizer held: the Velero Backup, then Created + Queued", NAB(FIN, SPEC, ACCEPTED), NULL,
+     "[]", NULL, "{'snapshotVolumes':false}", CW_NAC_CREATE,
+     "{'phase':'Created','conditions':[" ACC(T0) "," COND(
+         "Queued", "True", "BackupScheduled", "Created Velero Backup object",
+         T1) "]," VBREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}",
+     NULL,
+     "{'apiVersion':'velero.io/v1','kind':'Backup','metadata':{'name':'" NAC
+     "','namespace':'openshift-adp'," ORIGIN "},'spec':{'ttl':'1h0m0s','includedNamespaces':"
+     "['shop'],'snapshotVolumes':false}}",
+     NULL, ""},
+    {"a crash after the create: the recorded nacuuid's Backup is adopted, not made again",
+     NAB(FIN, SPEC, ACCEPTED), VB(T1, "{'phase':'New'}"), QUEUE("{'phase':'New'}"), NULL, NULL,
+     CW_NAC_ADOPT,
+     "{'phase':'Created','conditions':[" ACC(T0) "," COND(
+         "Queued", "True", "BackupScheduled", "Created Velero Backup object",
+         T1) "]," VBREF ",'status':{'phase':'New'}},'queueInfo':{'estimatedQueuePosition':2}}",
+     NULL, NULL, NULL, ""},
+    /* ---- mirroring ---- */
+    {"Created: status mirrored, queue position 1 + unfinished earlier ones",
+     NAB(FIN, SPEC, CREATED("{}", "0")), VB(T1, RUNNING), QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC,
+     CREATED(RUNNING, "2"), NULL, NULL, NULL, ""},
+    {"nothing changed: nothing written", NAB(FIN, SPEC, CREATED(RUNNING, "2")), VB(T1, RUNNING),
+     QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC, NULL, NULL, NULL, NULL, ""},
+    {"finished: position 0, the status copied whole", NAB(FIN, SPEC, CREATED(RUNNING, "2")),
+     VB(T1, DONE), QUEUE(DONE), NULL, NULL, CW_NAC_SYNC, CREATED(DONE, "0"), NULL, NULL, NULL, ""},
+    {"the backup queue's position while Queued", NAB(FIN, SPEC, CREATED("{}", "0")),
+     VB(T1, "{'phase':'Queued','queuePosition':5}"), QUEUE("{'phase':'Queued','queuePosition':5}"),
+     NULL, NULL, CW_NAC_SYNC, CREATED("{'phase':'Queued','queuePosition':5}", "5"), NULL, NULL,
+     NULL, ""},
+    {"a spec edited to invalid after Created changes nothing", NAB(FIN, BAD, CREATED(RUNNING, "2")),
+     VB(T1, RUNNING), QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC, NULL, NULL, NULL, NULL, ""},
+    {"the Velero Backup disappeared: Accepted=False VeleroBackupNotFound, never recreated",
+     NAB(FIN, SPEC, CREATED(RUNNING, "2")), NULL, "[]", NULL, NULL, CW_NAC_LOST,
+     "{'phase':'Created','conditions':[" COND("Accepted", "False", "VeleroBackupNotFound",
+                                              "related Velero Backup openshift-adp/" NAC
+                                              " not found",
+                                              T1) "," QUEUED "]," VBREF ",'status':" RUNNING
+                                                  "},'queueInfo':{'estimatedQueuePosition':0}}",
+     NULL, NULL, NULL, ""},
+    /* ---- deletion ---- */
+    {"spec.deleteBackup: Deleting, its restores and the NonAdminBackup deleted",
+     NAB(FIN, DEL_SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]", NULL, NULL, CW_NAC_DELETE,
+     "{'phase':'Deleting','conditions':[" ACC(T0) "," QUEUED "," COND(
+         "Deleting", "True", "DeletionPending", "backup accepted for deletion",
+         T1) "]," VBREF ",'status':" DONE "},'queueInfo':{'estimatedQueuePosition':0}}",
+     NULL, NULL, NULL, "nars nab"},
+    {"deleteBackup on an invalid one: deleted too (no finalizer holds it)",
+     NAB("", "{'backupSpec':{'includedNamespaces':['bank']},'deleteBackup':true}",
+         "{'phase':'BackingOff'}"),
+     NULL, "[]", NULL, NULL, CW_NAC_DELETE,
+     "{'phase':'Deleting','conditions':[" COND("Deleting", "True", "DeletionPending",
+                                               "backup accepted for deletion", T1) "]}",
+     NULL, NULL, NULL, "nars nab"},
+    {"being deleted with deleteBackup: a DeleteBackupRequest, recorded",
+     NAB(FIN DELETED, DEL_SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]", "[]", NULL, CW_NAC_PURGING,
+     "{'phase':'Deleting','conditions':[" ACC(T0) "," QUEUED "," COND(
+         "Deleting", "True", "DeletionPending", "backup accepted for deletion",
+         T1) "]," VBREF ",'status':" DONE "},'queueInfo':{'estimatedQueuePosition':0},"
+             "'veleroDeleteBackupRequest':{'nacuuid':'" NAC "','name':'" NAC
+             "','namespace':'openshift-adp','status':{}}}",
+     NULL, NULL,
+     "{'apiVersion':'velero.io/v1','kind':'DeleteBackupRequest','metadata':{'name':'" NAC
+     "','namespace':'openshift-adp'," ORIGIN "},'spec':{'backupName':'" NAC "'}}",
+     "wait"},
+    {"the DeleteBackupRequest's progress is mirrored",
+     NAB(FIN DELETED, DEL_SPEC,
+         "{'phase':'Deleting','veleroBackup':{'nacuuid':'" NAC
+         "'},'veleroDeleteBackupRequest':{'nacuuid':'" NAC "','name':'" NAC
+         "','namespace':'openshift-adp','status':{}}}"),
+     VB(T1, DONE), "[]", "[{'metadata':{'name':'" NAC "'},'status':{'phase':'InProgress'}}]", NULL,
+     CW_NAC_PURGING,
+     "{'phase':'Deleting','veleroBackup':{'nacuuid':'" NAC
+     "'},'veleroDeleteBackupRequest':{'nacuuid':'" NAC "','name':'" NAC
+     "','namespace':'openshift-adp','status':{'phase':'InProgress'}},'conditions':[" COND(
+         "Deleting", "True", "DeletionPending", "backup accepted for deletion", T1) "]}",
+     NULL, NULL, NULL, "wait"},
+    {"the Velero Backup is gone: the finalizer goes (no status: the object goes)",
+     NAB(",'finalizers':['keep'," F "]" DELETED, DEL_SPEC,
+         "{'phase':'Deleting','veleroBackup':{'nacuuid':'" NAC "'}}"),
+     NULL, "[]", "[]", NULL, CW_NAC_RELEASE, NULL, "['keep']", NULL, NULL, ""},
+    {"a direct delete: the Velero Backup object and its requests go, data kept",
+     NAB(FIN DELETED, SPEC, CREATED(DONE, "0")), VB(T1, DONE), "[]",
+     "[{'metadata':{'name':'old'}}]", NULL, CW_NAC_DETACHING,
+     "{'phase':'Deleting','conditions':[" ACC(T0) "," QUEUED "," COND(
+         "Deleting", "True", "DeletionPending",
+         "permanent backup deletion requires setting spec.deleteBackup to true",
+         T1) "]," VBREF ",'status':" DONE "},'queueInfo':{'estimatedQueuePosition':0}}",
+     NULL, NULL, NULL, "backup dbrs wait"},
+    {"a direct delete of one that never got a nacuuid: released at once",
+     NAB(FIN DELETED, BAD, "{'phase':'BackingOff'}"), NULL, "[]", NULL, NULL, CW_NAC_RELEASE, NULL,
+     "[]", NULL, NULL, ""},
+    {"being deleted without our finalizer: nothing", NAB(DELETED, SPEC, "{'phase':'New'}"), NULL,
+     "[]", NULL, NULL, CW_NAC_NONE, NULL, NULL, NULL, NULL, ""},
+    {"Deleting but the delete never arrived: delete again, phase stays",
+     NAB(FIN, SPEC, "{'phase':'Deleting'}"), NULL, "[]", NULL, NULL, CW_NAC_NONE, NULL, NULL, NULL,
+     NULL, "nab"},
+};
+
+static void flags_of(const cw_nac_actions *a, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s%s%s%s", a->delete_nars ? "nars " : "", a->delete_self ? "nab " : "",
+             a->delete_velero ? "backup " : "", a->delete_dbrs ? "dbrs " : "",
+             a->wait ? "wait " : "");
+    size_t n = strlen(out);
+    if (n)
+        out[n - 1] = 0;
+}
+
+/* The actions, compared exactly with a table row. */
+static void expect_actions(const cw_nac_actions *a, const char *label, cw_nac_outcome outcome,
+                           const char *status, const char *finalizers, const char *create,
+                           const char *flags)
+{
+    char got[64];
+    if (a->outcome != outcome)
+        fail_msg("%s: outcome %s, want %s", label, cw_nac_outcome_name(a->outcome),
+                 cw_nac_outcome_name(outcome));
+    expect_json(a->status, status, "status", label);
+    expect_json(a->finalizers, finalizers, "finalizers", label);
+    expect_json(a->create, create, "Velero object to create", label);
+    flags_of(a, got, sizeof(got));
+    if (strcmp(got, flags))
+        fail_msg("%s: actions \"%s\", want \"%s\"", label, got, flags);
+}
+
+static int decide(const nab_case *c, json_object *nab, json_object *enforced, cw_nac_actions *a,
+                  cw_error *err)
+{
+    json_object *b = tjson(c->backup), *bs = tjson(c->backups), *dbrs = tjson(c->dbrs);
+    cw_nabctl_config cfg = {.oadp_namespace = "openshift-adp", .enforced = enforced};
+    cw_nac_input in = {.obj = nab, .velero = b, .all = bs, .dbrs = dbrs, .now = T1, .uuid = UUID};
+    int rc = cw_nabctl_decide(&in, &cfg, a, err);
+    json_object_put(b);
+    json_object_put(bs);
+    json_object_put(dbrs);
+    return rc;
+}
+
+static void test_transitions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++) {
+        const nab_case *c = &cases[i];
+        json_object *nab = tjson(c->nab), *enf = tjson(c->enforced);
+        cw_nac_actions a;
+        cw_error err;
+        cw_nac_actions_init(&a);
+        cw_error_init(&err);
+        if (decide(c, nab, enf, &a, &err) != CW_OK)
+            fail_msg("%s: %s", c->label, err.message);
+        expect_actions(&a, c->label, c->outcome, c->status, c->finalizers, c->create, c->flags);
+        expect_json(a.dbr, c->dbr, "DeleteBackupRequest", c->label);
+
+        /* Replay on the object as written: the same write must not come again. */
+        if (a.status || a.finalizers) {
+            json_object *again = NULL;
+            assert_int_equal(cw_json_copy(nab, &again), CW_OK);
+            if (a.status)
+                json_object_object_add(again, "status", json_object_get(a.status));
+            if (a.finalizers)
+                json_object_object_add(json_object_object_get(again, "metadata"), "finalizers",
+                                       json_object_get(a.finalizers));
+            cw_nac_actions b;
+            cw_nac_actions_init(&b);
+            if (decide(c, again, enf, &b, &err) != CW_OK)
+                fail_msg("%s (replayed): %s", c->label, err.message);
+            if (a.status && b.status && json_object_equal(a.status, b.status))
+                fail_msg("%s (replayed): the same status written twice", c->label);
+            if (a.finalizers && b.finalizers && json_object_equal(a.finalizers, b.finalizers))
+                fail_msg("%s (replayed): the same finalizers written twice", c->label);
+            cw_nac_actions_free(&b);
+            json_object_put(again);
+        }
+        cw_nac_actions_free(&a);
+        json_object_put(nab);
+        json_object_put(enf);
+    }
+}
+
+typedef struct {
+    const char *label, *nab, *error;
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"no namespace", "{'metadata':{'name':'x'}}",
+     "metadata.name and metadata.namespace are required"},
+    {"the seed's Deletion is not a phase", NAB("", SPEC, "{'phase':'Deletion'}"),
+     "status.phase: unknown phase \"Deletion\""},
+};
+
+static void test_refused(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(bad_cases); i++) {
+        json_object *nab = tjson(bad_cases[i].nab);
+        cw_nac_actions a;
+        cw_error err;
+        cw_nac_actions_init(&a);
+        cw_error_init(&err);
+        cw_nabctl_config cfg = {.oadp_namespace = "openshift-adp"};
+        cw_nac_input in = {.obj = nab, .now = T1, .uuid = UUID};
+        assert_int_equal(cw_nabctl_decide(&in, &cfg, &a, &err), CW_EINVAL);
+        assert_string_equal(err.message, bad_cases[i].error);
+        cw_nac_actions_free(&a);
+        json_object_put(nab);
+    }
+}
+
+typedef struct {
+    const char *label, *backup;
+    int owns;
+} owns_case;
+
+static const owns_case owns_cases[] = {
+    {"ours", VB(T1, "{}"), 1},
+    {"another namespace's NonAdminBackup of the same name",
+     "{'metadata':{'name':'" NAC "','labels':{'openshift.io/oadp-nab-origin-nacuuid':'" NAC
+     "'},'annotations':{'openshift.io/oadp-nab-origin-name':'daily',"
+     "'openshift.io/oadp-nab-origin-namespace':'bank'}}}",
+     0},
+    {"an admin's Backup that happens to have the name", "{'metadata':{'name':'" NAC "'}}", 0},
+    {"no label",
+     "{'metadata':{'annotations':{'openshift.io/oadp-nab-origin-name':'daily',"
+     "'openshift.io/oadp-nab-origin-namespace':'shop'}}}",
+     0},
+};
+
+static void test_owns(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(owns_cases); i++) {
+        json_object *b = tjson(owns_cases[i].backup);
+        if (cw_nac_owns(&cw_nac_backup_kind, b, "shop", "daily", NAC) != owns_cases[i].owns)
+            fail_msg("%s: owns %d", owns_cases[i].label, !owns_cases[i].owns);
+        json_object_put(b);
+    }
+}
+
+/* ---- NonAdminRestore: shop/undo restoring from the NonAdminBackup daily ---- */
+
+#define RNAC "shop-undo-" UUID
+#define RF   "'nonadminrestore.oadp.openshift.io/finalizer'"
+#define NAR(extra, spec, status)                                                                   \
+    "{'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminRestore','metadata':{'name':"      \
+    "'undo','namespace':'shop','uid':'r1','resourceVersion':'9'" extra "},'spec':" spec            \
+    ",'status':" status "}"
+#define RSPEC     "{'restoreSpec':{'backupName':'daily'}}"
+#define NAB_READY "{'status':{'phase':'Created','veleroBackup':{'nacuuid':'" NAC "'}}}"
+#define RACC(t)   COND("Accepted", "True", "RestoreAccepted", "restore accepted", t)
+#define RREF      "'veleroRestore':{'nacuuid':'" RNAC "','name':'" RNAC "','namespace':'openshift-adp'"
+#define RACCEPTED "{'phase':'New','conditions':[" RACC(T0) "]," RREF "}}"
+#define RQUEUED   COND("Queued", "True", "RestoreScheduled", "Created Velero Restore object", T1)
+#define RORIGIN                                                                                    \
+    "'labels':{'openshift.io/oadp':'True','app.kubernetes.io/managed-by':'oadp-nac-controller',"   \
+    "'openshift.io/oadp-nar-origin-nacuuid':'" RNAC "'},'annotations':{"                           \
+    "'openshift.io/oadp-nar-origin-name':'undo','openshift.io/oadp-nar-origin-namespace':'shop'}"
+#define VR(status)                                                                                 \
+    "{'metadata':{'name':'" RNAC "','creationTimestamp':'" T1 "'," RORIGIN "},'status':" status "}"
+
+typedef struct {
+    const char *label, *nar, *nab, *restore, *restores;
+    cw_nac_outcome outcome;
+    const char *status, *finalizers, *create, *flags;
+} nar_case;
+
+static const nar_case nar_cases[] = {
+    {"first sight", NAR("", RSPEC, "{}"), NAB_READY, NULL, "[]", CW_NAC_NEW, "{'phase':'New'}",
+     NULL, NULL, ""},
+    {"the NonAdminBackup is not ready", NAR("", RSPEC, "{'phase':'New'}"),
+     "{'status':{'phase':'New'}}", NULL, "[]", CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidRestoreSpec",
+         "NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to "
+         "be restored",
+         T1) "]}",
+     NULL, NULL, ""},
+    {"a namespace mapping",
+     NAR("", "{'restoreSpec':{'backupName':'daily','namespaceMapping':{'shop':'bank'}}}",
+         "{'phase':'New'}"),
+     NAB_READY, NULL, "[]", CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidRestoreSpec",
+         "NonAdminRestore spec.restoreSpec.namespaceMapping "
+         "is restricted",
+         T1) "]}",
+     NULL, NULL, ""},
+    {"valid: the nacuuid recorded first", NAR("", RSPEC, "{'phase':'New'}"), NAB_READY, NULL, "[]",
+     CW_NAC_ACCEPTED, "{'phase':'New','conditions':[" RACC(T1) "]," RREF "}}", NULL, NULL, ""},
+    {"then the finalizer", NAR("", RSPEC, RACCEPTED), NAB_READY, NULL, "[]", CW_NAC_FINALIZER, NULL,
+     "[" RF "]", NULL, ""},
+    {"then the Velero Restore of the NonAdminBackup's Velero Backup",
+     NAR(",'finalizers':[" RF "]", RSPEC, RACCEPTED), NAB_READY, NULL, "[]", CW_NAC_CREATE,
+     "{'phase':'Created','conditions':[" RACC(
+         T0) "," RQUEUED "]," RREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}",
+     NULL,
+     "{'apiVersion':'velero.io/v1','kind':'Restore','metadata':{'name':'" RNAC
+     "','namespace':'openshift-adp'," RORIGIN "},'spec':{'backupName':'" NAC "'}}",
+     ""},
+    {"Created: mirrored, position among unfinished Velero Restores",
+     NAR(",'finalizers':[" RF "]", RSPEC,
+         "{'phase':'Created','conditions':[" RACC(T0) "," RQUEUED "]," RREF "}}"),
+     NULL, VR("{'phase':'InProgress'}"),
+     "[" OTHER("r0", T0, "{}") "," VR("{'phase':'InProgress'}") "]", CW_NAC_SYNC,
+     "{'phase':'Created','conditions':[" RACC(
+         T0) "," RQUEUED "]," RREF
+             ",'status':{'phase':'InProgress'}},'queueInfo':{'estimatedQueuePosition':2}}",
+     NULL, NULL, ""},
+    {"being deleted: the Velero Restore goes first",
+     NAR(",'finalizers':[" RF "]" DELETED, RSPEC, "{'phase':'Created'," RREF "}}"), NULL, VR("{}"),
+     "[]", CW_NAC_DETACHING,
+     "{'phase':'Deleting'," RREF "},'conditions':[" COND("Deleting", "True", "DeletionPending",
+                                                         "restore accepted for deletion", T1) "]}",
+     NULL, NULL, "backup wait"},
+    {"then the finalizer",
+     NAR(",'finalizers':[" RF "]" DELETED, RSPEC, "{'phase':'Deleting'," RREF "}}"), NULL, NULL,
+     "[]", CW_NAC_RELEASE, NULL, "[]", NULL, ""},
+};
+
+static void test_restore_transitions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(nar_cases); i++) {
+        const nar_case *c = &nar_cases[i];
+        json_object *nar = tjson(c->nar), *nab = tjson(c->nab), *vr = tjson(c->restore);
+        json_object *all = tjson(c->restores);
+        cw_narctl_config cfg = {.oadp_namespace = "openshift-adp"};
+        cw_nac_input in = {
+            .obj = nar, .velero = vr, .all = all, .nab = nab, .now = T1, .uuid = UUID};
+        cw_nac_actions a;
+        cw_error err;
+        cw_nac_actions_init(&a);
+        if (cw_narctl_decide(&in, &cfg, &a, &err) != CW_OK)
+            fail_msg("%s: %s", c->label, err.message);
+        expect_actions(&a, c->label, c->outcome, c->status, c->finalizers, c->create, c->flags);
+        cw_nac_actions_free(&a);
+        json_object_put(nar);
+        json_object_put(nab);
+        json_object_put(vr);
+        json_object_put(all);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transitions),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_owns),
+        cmocka_unit_test(test_restore_transitions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,416 @@
+/* defaults/nonadmin.c: OADP's non-admin rules. Tables of real cases with exact results: the
+ * backupSpec checks and their messages (the attacker's tries among them), the enforced spec, the
+ * Velero spec built from a NonAdminBackup, nacuuid shortening, the queue-position rule (ties in
+ * creation time, finished Backups, the backup queue's own position) and condition bookkeeping. */
+#include "../controller/ctrl_test.h"
+
+#include <ctype.h>
+
+#include "defaults/nonadmin.h"
+
+#define R(f) "NonAdminBackup spec.backupSpec." f " is restricted"
+#define ENF                                                                                        \
+    "{'ttl':'720h0m0s','snapshotVolumes':false,'defaultVolumesToFsBackup':true,'storageLocation':" \
+    "''}"
+
+typedef struct {
+    const char *label, *spec, *enforced, *msg; /* msg NULL: accepted */
+} spec_case;
+
+static const spec_case spec_cases[] = {
+    {"empty spec", "{}", NULL, NULL},
+    {"absent spec", NULL, NULL, NULL},
+    {"own namespace named", "{'includedNamespaces':['shop']}", NULL, NULL},
+    {"own namespace twice", "{'includedNamespaces':['shop','shop']}", NULL, NULL},
+    {"empty includedNamespaces (forced to the own one)", "{'includedNamespaces':[]}", NULL, NULL},
+    {"null fields are absent", "{'excludedNamespaces':null,'volumeSnapshotLocations':null}", NULL,
+     NULL},
+    {"labelSelector is the user's business (the namespace is forced)",
+     "{'labelSelector':{'matchLabels':{'app':'x'}},'orLabelSelectors':[{'matchLabels':{'a':'b'}}]}",
+     NULL, NULL},
+    {"includeClusterResources false", "{'includeClusterResources':false}", NULL, NULL},
+    {"includedClusterScopedResources empty", "{'includedClusterScopedResources':[]}", NULL, NULL},
+    {"another namespace", "{'includedNamespaces':['bank']}", NULL,
+     R("includedNamespaces") ", can not contain namespaces other than: shop"},
+    {"own and another", "{'includedNamespaces':['shop','bank']}", NULL,
+     R("includedNamespaces") ", can not contain namespaces other than: shop"},
+    {"every namespace (*)", "{'includedNamespaces':['*']}", NULL,
+     R("includedNamespaces") ", can not contain namespaces other than: shop"},
+    {"a glob", "{'includedNamespaces':['sho*']}", NULL,
+     R("includedNamespaces") ", can not contain namespaces other than: shop"},
+    {"a string instead of a list", "{'includedNamespaces':'bank'}", NULL,
+     R("includedNamespaces") ", can not contain namespaces other than: shop"},
+    {"a number in the list", "{'includedNamespaces':[1]}", NULL,
+     R("includedNamespaces") ", can not contain namespaces other than: shop"},
+    {"excludedNamespaces (empty list still set)", "{'excludedNamespaces':[]}", NULL,
+     R("excludedNamespaces")},
+    {"excludedNamespaces of the own", "{'excludedNamespaces':['shop']}", NULL,
+     R("excludedNamespaces")},
+    {"includeClusterResources true", "{'includeClusterResources':true}", NULL,
+     R("includeClusterResources") ", can only be set to false"},
+    {"includeClusterResources as a string", "{'includeClusterResources':'true'}", NULL,
+     R("includeClusterResources") ", can only be set to false"},
+    {"cluster-scoped resources", "{'includedClusterScopedResources':['namespaces']}", NULL,
+     R("includedClusterScopedResources") ", must remain empty"},
+    {"storageLocation", "{'storageLocation':'other'}", NULL,
+     R("storageLocation") ", must remain empty (NonAdminBackupStorageLocation is not supported by "
+                          "cronwarden: backups go to the default location)"},
+    {"storageLocation empty", "{'storageLocation':''}", NULL, NULL},
+    {"volumeSnapshotLocations", "{'volumeSnapshotLocations':[]}", NULL,
+     R("volumeSnapshotLocations")},
+    {"first problem wins (OADP's order)",
+     "{'volumeSnapshotLocations':['a'],'includedNamespaces':['bank'],'excludedNamespaces':['x']}",
+     NULL, R("includedNamespaces") ", can not contain namespaces other than: shop"},
+    {"spec not an object", "[]", NULL,
+     "NonAdminBackup spec.backupSpec is invalid: expected an object, got array"},
+    {"enforced: absent is fine", "{'includedResources':['pods']}", ENF, NULL},
+    {"enforced: equal is fine", "{'ttl':'720h0m0s','snapshotVolumes':false}", ENF, NULL},
+    {"enforced: a string differs", "{'ttl':'1h0m0s'}", ENF,
+     "the administrator has restricted spec.backupSpec.ttl field value to 720h0m0s"},
+    {"enforced: a bool differs", "{'defaultVolumesToFsBackup':false}", ENF,
+     "the administrator has restricted spec.backupSpec.defaultVolumesToFsBackup field value to "
+     "true"},
+    {"enforced: a zero enforced value enforces nothing", "{'storageLocation':''}", ENF, NULL},
+    {"enforced: a list", "{'includedResources':['secrets']}", "{'includedResources':['pods']}",
+     "the administrator has restricted spec.backupSpec.includedResources field value to "
+     "[\"pods\"]"},
+};
+
+static void test_check_spec(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(spec_cases); i++) {
+        const spec_case *c = &spec_cases[i];
+        json_object *spec = tjson(c->spec), *enf = tjson(c->enforced);
+        char *msg = (char *)"unset";
+        assert_int_equal(cw_nab_check_spec(spec, "shop", enf, &msg), CW_OK);
+        if (!c->msg && msg)
+            fail_msg("%s: refused: %s", c->label, msg);
+        if (c->msg && (!msg || strcmp(msg, c->msg)))
+            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
+        free(msg);
+        json_object_put(spec);
+        json_object_put(enf);
+    }
+}
+
+typedef struct {
+    const char *label, *enforced, *error; /* error NULL: accepted */
+} enforced_case;
+
+static const enforced_case enforced_cases[] = {
+    {"none", NULL, NULL},
+    {"usual fields", ENF, NULL},
+    {"includeClusterResources false", "{'includeClusterResources':false}", NULL},
+    {"a list", "[]", "expected a Velero BackupSpec (a map), got array"},
+    {"namespaces", "{'includedNamespaces':['a']}",
+     "includedNamespaces: non-admin backups may not set it, so it cannot be enforced"},
+    {"excluded", "{'excludedNamespaces':['a']}",
+     "excludedNamespaces: non-admin backups may not set it, so it cannot be enforced"},
+    {"storage location", "{'storageLocation':'s3'}",
+     "storageLocation: non-admin backups may not set it, so it cannot be enforced"},
+    {"cluster resources", "{'includeClusterResources':true}",
+     "includeClusterResources: non-admin backups can only set it to false"},
+};
+
+static void test_check_enforced(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(enforced_cases); i++) {
+        const enforced_case *c = &enforced_cases[i];
+        json_object *enf = tjson(c->enforced);
+        cw_error err;
+        cw_error_init(&err);
+        int rc = cw_nab_check_enforced(enf, &err);
+        if (!c->error && rc != CW_OK)
+            fail_msg("%s: %s", c->label, err.message);
+        if (c->error && (rc != CW_EINVAL || strcmp(err.message, c->error)))
+            fail_msg("%s:\n got: %d %s\nwant: %s", c->label, rc, err.message, c->error);
+        json_object_put(enf);
+    }
+}
+
+typedef struct {
+    const char *label, *spec, *enforced, *want;
+} velero_case;
+
+static const velero_case velero_cases[] = {
+    {"empty: the namespace is forced", "{}", NULL, "{'includedNamespaces':['shop']}"},
+    {"absent spec", NULL, NULL, "{'includedNamespaces':['shop']}"},
+    {"own namespace kept, the rest copied", "{'includedNamespaces':[],'ttl':'1h0m0s'}", NULL,
+     "{'includedNamespaces':['shop'],'ttl':'1h0m0s'}"},
+    {"enforced fields filled in where unset", "{'ttl':'720h0m0s','storageLocation':''}", ENF,
+     "{'includedNamespaces':['shop'],'ttl':'720h0m0s','snapshotVolumes':false,"
+     "'defaultVolumesToFsBackup':true,'storageLocation':''}"},
+};
+
+static void test_velero_spec(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(velero_cases); i++) {
+        const velero_case *c = &velero_cases[i];
+        json_object *spec = tjson(c->spec), *enf = tjson(c->enforced), *out = NULL;
+        assert_int_equal(cw_nab_velero_spec(spec, "shop", enf, &out), CW_OK);
+        expect_json(out, c->want, "velero spec", c->label);
+        json_object_put(out);
+        json_object_put(spec);
+        json_object_put(enf);
+    }
+}
+
+#define U "0d0b7b2c-ee76-412d-a867-2c23b8aa51ab"
+
+typedef struct {
+    const char *label, *ns, *name, *want;
+} nacuuid_case;
+
+static const nacuuid_case nacuuid_cases[] = {
+    {"fits", "shop", "daily", "shop-daily-" U},
+    {"exactly 26 before the uuid", "mongo-persistent", "anotherte",
+     "mongo-persistent-anotherte-" U},
+    {"the name is shortened first (OADP's example)", "mongo-persistent", "anothertest",
+     "mongo-persistent-anotherte-" U},
+    {"two name characters left", "abcdefghijklmnopqrstuvw", "name",
+     "abcdefghijklmnopqrstuvw-na-" U},
+    {"one name character left", "abcdefghijklmnopqrstuvwx", "name",
+     "abcdefghijklmnopqrstuvwx-n-" U},
+    {"no room for the name: namespace alone", "abcdefghijklmnopqrstuvwxy", "name",
+     "abcdefghijklmnopqrstuvwxy-" U},
+    {"then the namespace is shortened", "a-very-long-namespace-name-that-goes-on", "n",
+     "a-very-long-namespace-name-" U},
+};
+
+static void test_nacuuid(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(nacuuid_cases); i++) {
+        const nacuuid_case *c = &nacuuid_cases[i];
+        char out[CW_NACUUID_MAX + 1];
+        cw_nacuuid_format(c->ns, c->name, U, out, sizeof(out));
+        if (strcmp(out, c->want))
+            fail_msg("%s:\n got: %s\nwant: %s", c->label, out, c->want);
+        assert_true(strlen(out) <= CW_NACUUID_MAX);
+    }
+}
+
+static void test_uuid4(void **state)
+{
+    (void)state;
+    char a[CW_UUID4_LEN + 1], b[CW_UUID4_LEN + 1];
+    cw_error err;
+    assert_int_equal(cw_uuid4(a, sizeof(a), &err), CW_OK);
+    assert_int_equal(cw_uuid4(b, sizeof(b), &err), CW_OK);
+    assert_int_equal(strlen(a), 36);
+    assert_string_not_equal(a, b);
+    for (int i = 0; i < 36; i++) {
+        if (i == 8 || i == 13 || i == 18 || i == 23)
+            assert_int_equal(a[i], '-');
+        else
+            assert_true(isxdigit((unsigned char)a[i]) && !isupper((unsigned char)a[i]));
+    }
+    assert_int_equal(a[14], '4');           /* version 4 */
+    assert_non_null(strchr("89ab", a[19])); /* RFC 4122 variant */
+    assert_int_equal(cw_uuid4(a, 10, &err), CW_ELIMIT);
+}
+
+#define VB(name, created, status)                                                                  \
+    "{'metadata':{'name':'" name "','creationTimestamp':'" created "'},'status':" status "}"
+#define DONE "{'phase':'Completed','completionTimestamp':'2026-01-01T01:00:00Z'}"
+#define ALL_BACKUPS                                                                                \
+    "[" VB("a", "2026-01-01T00:00:00Z", "{'phase':'InProgress'}") "," VB(                          \
+        "b", "2026-01-01T00:00:01Z",                                                               \
+        DONE) "," VB("c", "2026-01-01T00:00:02Z",                                                  \
+                     "{}") "," VB("d", "2026-01-01T00:00:02Z",                                     \
+                                  "{'phase':'New'}") "," VB("e", "2026-01-01T00:00:03Z", "{}") "]"
+
+typedef struct {
+    const char *label, *target, *all;
+    int64_t want;
+} queue_case;
+
+static const queue_case queue_cases[] = {
+    {"no Velero Backup yet", NULL, ALL_BACKUPS, 0},
+    {"finished", VB("b", "2026-01-01T00:00:01Z", DONE), ALL_BACKUPS, 0},
+    {"first in line", VB("a", "2026-01-01T00:00:00Z", "{'phase':'InProgress'}"), ALL_BACKUPS, 1},
+    {"a finished one ahead does not count", VB("c", "2026-01-01T00:00:02Z", "{}"), ALL_BACKUPS, 2},
+    {"a tie in creation time is not ahead", VB("d", "2026-01-01T00:00:02Z", "{'phase':'New'}"),
+     ALL_BACKUPS, 2},
+    {"both of the tie are ahead of a later one", VB("e", "2026-01-01T00:00:03Z", "{}"), ALL_BACKUPS,
+     4},
+    {"alone", VB("z", "2026-01-01T00:00:09Z", "{}"), "[]", 1},
+    {"the backup queue's own position wins while Queued",
+     VB("e", "2026-01-01T00:00:03Z", "{'phase':'Queued','queuePosition':7}"), ALL_BACKUPS, 7},
+    {"Queued without a position: the estimate",
+     VB("e", "2026-01-01T00:00:03Z", "{'phase':'Queued','queuePosition':0}"), ALL_BACKUPS, 4},
+    {"a position outside Queued is ignored",
+     VB("e", "2026-01-01T00:00:03Z", "{'phase':'InProgress','queuePosition':7}"), ALL_BACKUPS, 4},
+    {"no creation time yet: no estimate", "{'metadata':{'name':'n'},'status':{}}", ALL_BACKUPS, 0},
+};
+
+static void test_queue_position(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(queue_cases); i++) {
+        const queue_case *c = &queue_cases[i];
+        json_object *t = tjson(c->target), *all = tjson(c->all);
+        int64_t got = cw_nac_queue_position(t, all);
+        if (got != c->want)
+            fail_msg("%s: got %lld, want %lld", c->label, (long long)got, (long long)c->want);
+        json_object_put(t);
+        json_object_put(all);
+    }
+}
+
+#define T0 "2026-01-01T00:00:00Z"
+#define T1 "2026-01-01T00:00:05Z"
+#define C(type, st, reason, msg, t)                                                                \
+    "{'type':'" type "','lastTransitionTime':'" t "','status':'" st "','reason':'" reason          \
+    "','message':'" msg "'}"
+
+typedef struct {
+    const char *label, *conds, *type, *status, *reason, *msg;
+    int changed;
+    const char *want;
+} cond_case;
+
+static const cond_case cond_cases[] = {
+    {"added to nothing", NULL, "Accepted", "True", "BackupAccepted", "backup accepted", 1,
+     "[" C("Accepted", "True", "BackupAccepted", "backup accepted", T1) "]"},
+    {"the same again: unchanged",
+     "[" C("Accepted", "True", "BackupAccepted", "backup accepted", T0) "]", "Accepted", "True",
+     "BackupAccepted", "backup accepted", 0,
+     "[" C("Accepted", "True", "BackupAccepted", "backup accepted", T0) "]"},
+    {"status flips: a new transition time",
+     "[" C("Accepted", "False", "InvalidBackupSpec", "x", T0) "]", "Accepted", "True",
+     "BackupAccepted", "backup accepted", 1,
+     "[" C("Accepted", "True", "BackupAccepted", "backup accepted", T1) "]"},
+    {"same status, new message: the time stays",
+     "[" C("Accepted", "False", "InvalidBackupSpec", "x", T0) "]", "Accepted", "False",
+     "InvalidBackupSpec", "y", 1, "[" C("Accepted", "False", "InvalidBackupSpec", "y", T0) "]"},
+    {"another type is appended",
+     "[" C("Accepted", "True", "BackupAccepted", "backup accepted", T0) "]", "Queued", "True",
+     "BackupScheduled", "Created Velero Backup object", 1,
+     "[" C("Accepted", "True", "BackupAccepted", "backup accepted",
+           T0) "," C("Queued", "True", "BackupScheduled", "Created Velero Backup object", T1) "]"},
+};
+
+static void test_conditions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(cond_cases); i++) {
+        const cond_case *c = &cond_cases[i];
+        json_object *conds = tjson(c->conds);
+        int rc = cw_nac_set_condition(&conds, c->type, c->status, c->reason, c->msg, T1);
+        if (rc != c->changed)
+            fail_msg("%s: changed %d, want %d", c->label, rc, c->changed);
+        expect_json(conds, c->want, "conditions", c->label);
+        json_object_put(conds);
+    }
+}
+
+static void test_phase_rank(void **state)
+{
+    (void)state;
+    assert_int_equal(cw_nac_phase_rank(NULL), 0);
+    assert_true(cw_nac_phase_rank("New") < cw_nac_phase_rank("BackingOff"));
+    assert_true(cw_nac_phase_rank("BackingOff") < cw_nac_phase_rank("Created"));
+    assert_true(cw_nac_phase_rank("Created") < cw_nac_phase_rank("Deleting"));
+    assert_int_equal(cw_nac_phase_rank("Deletion"), -1);
+}
+
+#define NR(f) "NonAdminRestore spec.restoreSpec." f " is restricted"
+#define NOT_READY                                                                                  \
+    "NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be "   \
+    "restored"
+#define NAB_READY                                                                                  \
+    "{'metadata':{'name':'daily','namespace':'shop'},'status':{'phase':'Created',"                 \
+    "'veleroBackup':{'nacuuid':'shop-daily-" U "'}}}"
+
+typedef struct {
+    const char *label, *spec, *nab, *enforced, *msg;
+} restore_case;
+
+static const restore_case restore_cases[] = {
+    {"plain", "{'backupName':'daily'}", NAB_READY, NULL, NULL},
+    {"empty lists and maps are absent",
+     "{'backupName':'daily','includedNamespaces':[],'namespaceMapping':{}}", NAB_READY, NULL, NULL},
+    {"no backupName", "{}", NAB_READY, NULL,
+     "NonAdminRestore spec.restoreSpec.backupName is not set"},
+    {"backupName not a string", "{'backupName':['daily']}", NAB_READY, NULL,
+     "NonAdminRestore spec.restoreSpec.backupName is not set"},
+    {"scheduleName", "{'backupName':'daily','scheduleName':'nightly'}", NAB_READY, NULL,
+     NR("scheduleName")},
+    {"includedNamespaces", "{'backupName':'daily','includedNamespaces':['bank']}", NAB_READY, NULL,
+     NR("includedNamespaces")},
+    {"includedNamespaces *", "{'backupName':'daily','includedNamespaces':['*']}", NAB_READY, NULL,
+     NR("includedNamespaces")},
+    {"excludedNamespaces", "{'backupName':'daily','excludedNamespaces':['shop']}", NAB_READY, NULL,
+     NR("excludedNamespaces")},
+    {"namespaceMapping into another namespace",
+     "{'backupName':'daily','namespaceMapping':{'shop':'bank'}}", NAB_READY, NULL,
+     NR("namespaceMapping")},
+    {"no such NonAdminBackup here (another namespace's is never looked at)",
+     "{'backupName':'daily'}", NULL, NULL, NOT_READY},
+    {"the NonAdminBackup is not Created yet", "{'backupName':'daily'}",
+     "{'status':{'phase':'New','veleroBackup':{'nacuuid':'x'}}}", NULL, NOT_READY},
+    {"the NonAdminBackup is being deleted", "{'backupName':'daily'}",
+     "{'metadata':{'deletionTimestamp':'2026-01-01T00:00:00Z'},'status':{'phase':'Created',"
+     "'veleroBackup':{'nacuuid':'x'}}}",
+     NULL, NOT_READY},
+    {"enforced", "{'backupName':'daily','existingResourcePolicy':'update'}", NAB_READY,
+     "{'existingResourcePolicy':'none'}",
+     "the administrator has restricted spec.restoreSpec.existingResourcePolicy field value to "
+     "none"},
+};
+
+static void test_check_restore(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(restore_cases); i++) {
+        const restore_case *c = &restore_cases[i];
+        json_object *spec = tjson(c->spec), *nab = tjson(c->nab), *enf = tjson(c->enforced);
+        char *msg = NULL;
+        assert_int_equal(cw_nar_check_spec(spec, nab, enf, &msg), CW_OK);
+        if (!c->msg && msg)
+            fail_msg("%s: refused: %s", c->label, msg);
+        if (c->msg && (!msg || strcmp(msg, c->msg)))
+            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
+        free(msg);
+        json_object_put(spec);
+        json_object_put(nab);
+        json_object_put(enf);
+    }
+}
+
+static void test_restore_spec(void **state)
+{
+    (void)state;
+    json_object *spec = tjson("{'backupName':'daily','restorePVs':true}"), *out = NULL;
+    json_object *enf = tjson("{'existingResourcePolicy':'none','restorePVs':false}");
+    cw_error err;
+    assert_int_equal(cw_nar_velero_spec(spec, "shop-daily-" U, enf, &out), CW_OK);
+    expect_json(
+        out, "{'backupName':'shop-daily-" U "','restorePVs':true,'existingResourcePolicy':'none'}",
+        "velero restore spec", "backupName replaced, enforced filled");
+    json_object_put(out);
+    json_object_put(enf);
+    enf = tjson("{'namespaceMapping':{'a':'b'}}");
+    assert_int_equal(cw_nar_check_enforced(enf, &err), CW_EINVAL);
+    assert_string_equal(err.message,
+                        "namespaceMapping: non-admin restores may not set it, so it cannot be "
+                        "enforced");
+    json_object_put(enf);
+    json_object_put(spec);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_check_spec),    cmocka_unit_test(test_check_enforced),
+        cmocka_unit_test(test_velero_spec),   cmocka_unit_test(test_nacuuid),
+        cmocka_unit_test(test_uuid4),         cmocka_unit_test(test_queue_position),
+        cmocka_unit_test(test_conditions),    cmocka_unit_test(test_phase_rank),
+        cmocka_unit_test(test_check_restore), cmocka_unit_test(test_restore_spec),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
