@@ -43,7 +43,12 @@ static int walk(const char *dir, cw_strlist *files, int depth, cw_error *err)
     for (size_t i = 0; i < names.len; i++) {
         char path[4096];
         struct stat st, lst;
-        snprintf(path, sizeof(path), "%s/%s", dir, names.items[i]);
+        int n = snprintf(path, sizeof(path), "%s/%s", dir, names.items[i]);
+        if (n < 0 || (size_t)n >= sizeof(path)) {
+            cw_log(CW_LOG_INFO, "skipped", CW_LS("path", names.items[i]),
+                   CW_LS("why", "the path is longer than 4095 bytes"));
+            continue;
+        }
         if (stat(path, &st) != 0 || lstat(path, &lst) != 0) {
             cw_log(CW_LOG_INFO, "skipped", CW_LS("path", path),
                    CW_LS("why", "a symlink to nothing"));
