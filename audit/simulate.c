@@ -155,7 +155,8 @@ static int resolve(cw_audit *a, cw_error *err)
     int rc = legacy_jobs(a, err);
     if (rc != CW_OK)
         return rc;
-    qsort(a->jobs, a->njobs, sizeof(*a->jobs), by_identity);
+    if (a->njobs)
+        qsort(a->jobs, a->njobs, sizeof(*a->jobs), by_identity);
     for (size_t i = 0; i < a->njobs; i++)
         a->jobs[i].duration = cw_audit_task_duration(&a->cfg, a->jobs[i].task);
     return CW_OK;

@@ -7,6 +7,10 @@ cd "$TMP"
 cp -r "$SRC/examples/longhorn-1.1-cluster" in
 sums() { (cd "$TMP/in" && find . -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum; }
 BEFORE=$(sums)
+# Memory bounds hold for the plain binary; AddressSanitizer's shadow memory and redzones make an
+# instrumented one (scripts/test runs these scenarios with both) several times bigger.
+ASAN=0
+grep -q __asan_init "$CW" 2>/dev/null && ASAN=1
 unchanged() { assert_eq "$BEFORE" "$(sums)" "input tree unchanged ($1)"; }
 
 # 1. --report never resolves to a file that was read: by name, by symlink, by `..`, by hard link.
@@ -89,13 +93,13 @@ python3 -c "print('a: [' + ','.join(['[[],[]]'] * 700000) + ']')" > flows.yaml  
 /usr/bin/time -f '%M %e' -o flows.time "$CW" migrate --from-file flows.yaml >/dev/null 2>"$TMP/err" || true
 assert_file_contains "$TMP/err" "refused so that memory stays near 10 times the input" "nested flow lists"
 read -r kib secs < <(tail -n 1 flows.time)
-[ "$kib" -lt $((12 * 5600 + 20000)) ] || fail "nested flow lists: peak RSS $kib KiB for 5.6 MB"
+[ "$ASAN" = 1 ] || [ "$kib" -lt $((12 * 5600 + 20000)) ] || fail "nested flow lists: peak RSS $kib KiB for 5.6 MB"
 python3 -c "
 import sys
 sys.stdout.write('a:\n' + ''.join('  k%d: &a%d v\n' % (i, i) for i in range(60000)) + 'b: [' + ','.join('*a%d' % i for i in range(0, 60000, 7)) + ']\n')" > anchors.yaml
 /usr/bin/time -f '%M %e' -o anchors.time "$CW" migrate --from-file anchors.yaml >/dev/null 2>&1 || true
 read -r kib secs < <(tail -n 1 anchors.time)
-awk -v s="$secs" 'BEGIN { exit !(s < 1.5) }' || fail "60,000 anchors took ${secs}s (quadratic?)"
+awk -v s="$secs" -v a="$ASAN" 'BEGIN { exit !(s < (a ? 6 : 1.5)) }' || fail "60,000 anchors took ${secs}s (quadratic?)"
 run 2 "$CW" migrate --from-file in --max-input-bytes 50000
 assert_file_contains "$TMP/err" "more than --max-input-bytes 50000; raise it to read more" "input budget"
 printf '{"apiVersion":"longhorn.io/v1beta1","kind":"Volume",\n "metadata":{"name":"a","labels":{"x":"1","\\u0078":"2"}}}\n' > dup.json
@@ -109,5 +113,5 @@ unchanged "resources"
 # 7. Peak memory of the audit of the example stays small (GNU time's maximum resident set).
 /usr/bin/time -f '%M' -o mem.txt "$CW" migrate --from-file in -o json >/dev/null 2>&1 || true
 PEAK=$(tail -n 1 mem.txt)
-[ "$PEAK" -lt 65536 ] || fail "peak RSS $PEAK KiB for the example"
+[ "$ASAN" = 1 ] || [ "$PEAK" -lt 65536 ] || fail "peak RSS $PEAK KiB for the example"
 done_tests

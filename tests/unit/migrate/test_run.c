@@ -81,6 +81,7 @@ static int run_one(const run_case *c, const char *scratch)
     stdout = saved;
     cw_strlist_free(&o.from_files);
     cw_plan_free(&plan);
+    cw_policy_config_free(&policy);
     cw_tzdb_free(&tz);
     return outcome;
 }
