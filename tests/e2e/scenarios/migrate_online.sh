@@ -74,7 +74,12 @@ while IFS= read -r row; do
 done < <(jq -c '.recurringJobs[] | select(.action=="create")' "$E2E_DIR/truth.json")
 assert_json "$(kc get recurringjobs.longhorn.io -n "$NS" backup-12-2df341a3-8a390c6d -o json)" .spec.cron '0 0 15 * *' "the conflicting RecurringJob was not overwritten"
 # StorageClasses: as the offline rewrite wrote them.
-cw migrate --namespace "$NS" --from-file "$E2E_DIR/truth-in" --output-dir "$E2E_DIR/truth-out" >/dev/null 2>&1 || true
+# (the seed's recurringjobs.yaml would land where the new RecurringJobs go: offline migrate refuses
+# that, so the existing ones are read under another name)
+cp -r "$E2E_DIR/truth-in" "$E2E_DIR/truth-in2"
+mv "$E2E_DIR/truth-in2/recurringjobs.yaml" "$E2E_DIR/truth-in2/existing-recurringjobs.yaml"
+cw migrate --namespace "$NS" --from-file "$E2E_DIR/truth-in2" --output-dir "$E2E_DIR/truth-out" >/dev/null 2>&1 || true
+[ -s "$E2E_DIR/truth-out/storageclasses.yaml" ] || e2e_fail "the offline rewrite wrote no storageclasses.yaml"
 for sc in longhorn longhorn-db longhorn-scratch local-path; do
   want=$(kc create --dry-run=client -f "$E2E_DIR/truth-out/storageclasses.yaml" -o json | jq -c --arg n "$sc" 'if .items then .items[] else . end | select(.metadata.name==$n) | .parameters')
   assert_json "$(kc get storageclass "$sc" -o json)" .parameters "$want" "parameters of StorageClass $sc"
