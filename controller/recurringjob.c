@@ -1,0 +1,315 @@
+#include "controller/recurringjob.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "defaults/recurringjob.h"
+#include "lib/gojson.h"
+#include "lib/json.h"
+
+void cw_rjctl_actions_init(cw_rjctl_actions *a)
+{
+    memset(a, 0, sizeof(*a));
+    cw_strlist_init(&a->delete);
+    cw_strlist_init(&a->problems);
+}
+
+void cw_rjctl_actions_free(cw_rjctl_actions *a)
+{
+    json_object_put(a->cronjob);
+    free(a->update_name);
+    cw_strlist_free(&a->delete);
+    cw_strlist_free(&a->problems);
+    memset(a, 0, sizeof(*a));
+}
+
+const char *cw_rjctl_outcome_name(cw_rjctl_outcome o)
+{
+    static const char *const names[] = {"insync", "created", "updated", "invalid", "gone"};
+    return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "unknown";
+}
+
+/* ---- the spec, in Go's bytes ---- */
+
+static void key(cw_buf *b, int *first, const char *k)
+{
+    if (!*first)
+        cw_buf_putc(b, ',');
+    *first = 0;
+    cw_gojson_write_string(b, k, strlen(k));
+    cw_buf_putc(b, ':');
+}
+
+static void str(cw_buf *b, int *first, const char *k, const char *v)
+{
+    key(b, first, k);
+    cw_gojson_write_string(b, v, strlen(v));
+}
+
+/* types.GetCronJobLabels: a Go map, so sorted; the two keys happen to sort this way. */
+static void labels(cw_buf *b, int *first, const char *name)
+{
+    int f = 1;
+    key(b, first, "labels");
+    cw_buf_putc(b, '{');
+    str(b, &f, CW_RJCTL_MANAGED_BY, CW_RJCTL_MANAGED_BY_VALUE);
+    str(b, &f, CW_RJCTL_LABEL, name);
+    cw_buf_putc(b, '}');
+}
+
+/* corev1.Container: name, image, command, env, resources (not omitempty), volumeMounts. */
+static void container(cw_buf *b, const cw_rjctl_config *cfg, const char *name)
+{
+    int f = 1;
+    const char *cmd[] = {"longhorn-manager",
+                         "-d",
+                         "recurring-job",
+                         name,
+                         "--manager-url",
+                         cfg->manager_url && *cfg->manager_url ? cfg->manager_url
+                                                               : CW_RJCTL_MANAGER_URL};
+    cw_buf_putc(b, '{');
+    str(b, &f, "name", name);
+    str(b, &f, "image", cfg->image ? cfg->image : "");
+    key(b, &f, "command");
+    for (size_t i = 0; i < sizeof(cmd) / sizeof(cmd[0]); i++) {
+        cw_buf_putc(b, i ? ',' : '[');
+        cw_gojson_write_string(b, cmd[i], strlen(cmd[i]));
+    }
+    cw_buf_puts(b, "],\"env\":[{\"name\":\"POD_NAMESPACE\",\"valueFrom\":{\"fieldRef\":{"
+                   "\"fieldPath\":\"metadata.namespace\"}}}],\"resources\":{},"
+                   "\"volumeMounts\":[{\"name\":\"engine-binaries\",\"mountPath\":"
+                   "\"" CW_RJCTL_ENGINE_BINARIES "\"}]}");
+}
+
+static int nonempty(json_object *v)
+{
+    return (json_object_is_type(v, json_type_array) && json_object_array_length(v) > 0) ||
+           (json_object_is_type(v, json_type_object) && json_object_object_length(v) > 0);
+}
+
+/* corev1.PodSpec in field order: volumes, containers, restartPolicy, nodeSelector,
+ * serviceAccountName, tolerations, priorityClassName. */
+static int pod_spec(cw_buf *b, const cw_rjctl_config *cfg, const char *name)
+{
+    int f, rc = CW_OK;
+    cw_buf_puts(b, "{\"volumes\":[{\"name\":\"engine-binaries\",\"hostPath\":{\"path\":"
+                   "\"" CW_RJCTL_ENGINE_BINARIES "\"}}]");
+    f = 0;
+    key(b, &f, "containers");
+    cw_buf_putc(b, '[');
+    container(b, cfg, name);
+    cw_buf_putc(b, ']');
+    str(b, &f, "restartPolicy", "OnFailure");
+    if (nonempty(cfg->node_selector)) {
+        key(b, &f, "nodeSelector");
+        rc = cw_gojson_write(cfg->node_selector, b);
+    }
+    str(b, &f, "serviceAccountName",
+        cfg->service_account && *cfg->service_account ? cfg->service_account
+                                                      : CW_RJCTL_SERVICE_ACCOUNT);
+    if (rc == CW_OK && nonempty(cfg->tolerations)) {
+        /* Toleration objects are built in Go's field order (key, operator, value, effect):
+         * written as they are, not sorted as a map would be. */
+        key(b, &f, "tolerations");
+        for (size_t i = 0; i < json_object_array_length(cfg->tolerations); i++) {
+            int tf = 1;
+            cw_buf_putc(b, i ? ',' : '[');
+            cw_buf_putc(b, '{');
+            json_object_object_foreach(json_object_array_get_idx(cfg->tolerations, i), k, v)
+            {
+                key(b, &tf, k);
+                if (rc == CW_OK)
+                    rc = cw_gojson_write(v, b);
+            }
+            cw_buf_putc(b, '}');
+        }
+        cw_buf_putc(b, ']');
+    }
+    if (cfg->priority_class && *cfg->priority_class)
+        str(b, &f, "priorityClassName", cfg->priority_class);
+    cw_buf_putc(b, '}');
+    return rc;
+}
+
+int cw_rjctl_spec_json(const cw_rjctl_config *cfg, const char *name, const char *cron, cw_buf *b)
+{
+    int f = 1, rc;
+    cw_buf_putc(b, '{');
+    str(b, &f, "schedule", cron);
+    str(b, &f, "concurrencyPolicy", "Forbid");
+    cw_buf_puts(b, ",\"jobTemplate\":{\"metadata\":{\"creationTimestamp\":null},\"spec\":{"
+                   "\"backoffLimit\":3,\"template\":{\"metadata\":{");
+    int mf = 1;
+    str(b, &mf, "name", name);
+    cw_buf_puts(b, ",\"creationTimestamp\":null");
+    labels(b, &mf, name);
+    cw_buf_puts(b, "},\"spec\":");
+    rc = pod_spec(b, cfg, name);
+    cw_buf_puts(b, "}}},\"successfulJobsHistoryLimit\":1}");
+    if (rc == CW_OK && cw_buf_error(b))
+        rc = CW_ENOMEM;
+    return rc;
+}
+
+/* ---- the CronJob ---- */
+
+static int add(json_object *obj, const char *k, json_object *v)
+{
+    if (!v)
+        return CW_ENOMEM;
+    if (json_object_object_add(obj, k, v)) {
+        json_object_put(v);
+        return CW_ENOMEM;
+    }
+    return CW_OK;
+}
+
+static json_object *job_labels(const char *name)
+{
+    json_object *l = json_object_new_object();
+    if (l && (add(l, CW_RJCTL_MANAGED_BY, json_object_new_string(CW_RJCTL_MANAGED_BY_VALUE)) ||
+              add(l, CW_RJCTL_LABEL, json_object_new_string(name)))) {
+        json_object_put(l);
+        return NULL;
+    }
+    return l;
+}
+
+static json_object *owner(json_object *rj, const char *api_version)
+{
+    json_object *arr = json_object_new_array(), *o = json_object_new_object();
+    const char *av = cw_json_path_string(rj, "apiVersion");
+    if (!arr || !o ||
+        add(o, "apiVersion",
+            json_object_new_string(av            ? av
+                                   : api_version ? api_version
+                                                 : "")) ||
+        add(o, "kind", json_object_new_string("RecurringJob")) ||
+        add(o, "name", json_object_new_string(cw_json_path_string(rj, "metadata.name"))) ||
+        add(o, "uid", json_object_new_string(cw_json_path_string(rj, "metadata.uid"))) ||
+        json_object_array_add(arr, o)) {
+        json_object_put(arr);
+        json_object_put(o);
+        return NULL;
+    }
+    return arr;
+}
+
+int cw_rjctl_cronjob(const cw_rjctl_config *cfg, json_object *rj, json_object **out, cw_error *err)
+{
+    const char *name = cw_json_path_string(rj, "metadata.name");
+    const char *ns = cw_json_path_string(rj, "metadata.namespace");
+    const char *uid = cw_json_path_string(rj, "metadata.uid");
+    const char *cron = cw_json_path_string(rj, "spec.cron");
+    json_object *cj = json_object_new_object(), *meta = json_object_new_object();
+    json_object *ann = json_object_new_object();
+    cw_buf b;
+    int rc = CW_ENOMEM;
+    *out = NULL;
+    cw_buf_init(&b);
+    /* Each object goes into its parent at once, so the one cleanup below frees everything. */
+    if (!cj || !meta || !ann) {
+        json_object_put(meta);
+        json_object_put(ann);
+        goto done;
+    }
+    if (add(cj, "metadata", meta)) {
+        json_object_put(ann);
+        goto done;
+    }
+    if (add(meta, "annotations", ann))
+        goto done;
+    if (!name || !uid || !cron) {
+        rc = cw_error_set(err, CW_EINVAL,
+                          "RecurringJob %s: metadata.name, metadata.uid and spec.cron are "
+                          "required to make its CronJob",
+                          name ? name : "(no name)");
+        goto done;
+    }
+    if (cw_rjctl_spec_json(cfg, name, cron, &b) != CW_OK ||
+        add(cj, "apiVersion", json_object_new_string(cfg->cronjob_api_version)) ||
+        add(cj, "kind", json_object_new_string("CronJob")) ||
+        add(meta, "name", json_object_new_string(name)) ||
+        (ns && add(meta, "namespace", json_object_new_string(ns))) ||
+        add(meta, "labels", job_labels(name)) ||
+        add(ann, CW_RJCTL_ANNOTATION, json_object_new_string(cw_buf_str(&b))) ||
+        add(meta, "ownerReferences", owner(rj, cfg->rj_api_version)) ||
+        add(cj, "spec", json_tokener_parse(cw_buf_str(&b))))
+        goto done;
+    rc = CW_OK;
+    *out = cj;
+    cj = NULL;
+done:
+    json_object_put(cj); /* NULL when handed out */
+    cw_buf_free(&b);
+    return rc == CW_ENOMEM ? cw_error_oom(err) : rc;
+}
+
+/* ---- the decision ---- */
+
+static const char *annotation(json_object *cj)
+{
+    return json_object_get_string(
+        cw_json_member(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION));
+}
+
+static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *problems,
+                    cw_error *err)
+{
+    cw_decision d;
+    cw_decision_init(&d);
+    int rc = cw_recurringjob_validate(cfg->policy, CW_OP_CREATE, NULL, rj, &d, err);
+    for (size_t i = 0; rc == CW_OK && i < d.problems.len; i++)
+        if (cw_strlist_add(problems, d.problems.items[i]) != CW_OK)
+            rc = cw_error_oom(err);
+    cw_decision_free(&d);
+    return rc;
+}
+
+int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
+                    const cw_rjctl_config *cfg, cw_rjctl_actions *out, cw_error *err)
+{
+    size_t n = cronjobs ? json_object_array_length(cronjobs) : 0;
+    long own = -1;
+    int rc;
+    /* The one named after the job is its own; without it, the first one labelled for it. */
+    for (size_t i = 0; rj && i < n; i++) {
+        const char *cn =
+            cw_json_path_string(json_object_array_get_idx(cronjobs, i), "metadata.name");
+        if (own < 0 || (cn && strcmp(cn, name) == 0))
+            own = (long)i;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *cn =
+            cw_json_path_string(json_object_array_get_idx(cronjobs, i), "metadata.name");
+        if ((long)i != own && cn && cw_strlist_add(&out->delete, cn) != CW_OK)
+            return cw_error_oom(err);
+    }
+    if (!rj) {
+        out->outcome = CW_RJCTL_GONE;
+        return CW_OK;
+    }
+    if ((rc = validate(cfg, rj, &out->problems, err)) != CW_OK)
+        return rc;
+    if (out->problems.len) {
+        out->outcome = CW_RJCTL_INVALID;
+        return CW_OK;
+    }
+    if ((rc = cw_rjctl_cronjob(cfg, rj, &out->cronjob, err)) != CW_OK)
+        return rc;
+    json_object *cur = own >= 0 ? json_object_array_get_idx(cronjobs, (size_t)own) : NULL;
+    const char *have = cur ? annotation(cur) : NULL;
+    if (!cur) {
+        out->outcome = CW_RJCTL_CREATE;
+    } else if (have && strcmp(have, annotation(out->cronjob)) == 0) {
+        out->outcome = CW_RJCTL_INSYNC;
+        json_object_put(out->cronjob);
+        out->cronjob = NULL;
+    } else {
+        out->outcome = CW_RJCTL_UPDATE;
+        if (!(out->update_name = strdup(cw_json_path_string(cur, "metadata.name"))))
+            return cw_error_oom(err);
+    }
+    return CW_OK;
+}

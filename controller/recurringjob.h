@@ -1,0 +1,86 @@
+/* The RecurringJob reconciler's decision: a pure function of one Longhorn RecurringJob (or its
+ * absence), the CronJobs labelled for it and the configuration, returning what to write. The
+ * CronJob is the one Longhorn 1.2.6's manager makes (newCronJob in
+ * controller/recurring_job_controller.go; facts in docs/compat.md), and its annotation
+ * longhorn.io/last-applied-cronjob-spec is byte for byte Go's encoding/json of the spec, so
+ * Longhorn's manager, which compares that annotation as a string, adopts cronwarden's CronJobs
+ * without rewriting them. Validity is the webhook's rule (defaults/recurringjob.h).
+ *
+ *   RecurringJob invalid by the policy          -> nothing written (an existing CronJob keeps its
+ *                                                  last good schedule); a Warning Event
+ *   no CronJob labelled for it                  -> create
+ *   its CronJob's annotation differs            -> update (spec, annotation, labels, owner)
+ *   its CronJob's annotation is the desired one -> nothing (extra fields are not fought over)
+ *   other CronJobs labelled for it (managed by longhorn-manager) -> delete them
+ *   RecurringJob gone, CronJobs still labelled  -> delete them (GC does too, through the owner) */
+#ifndef CW_RJCTL_H
+#define CW_RJCTL_H
+
+#include <json-c/json.h>
+
+#include "defaults/policy.h"
+#include "lib/buf.h"
+#include "lib/error.h"
+#include "lib/strlist.h"
+
+#define CW_RJCTL_LABEL            "recurring-job.longhorn.io"
+#define CW_RJCTL_MANAGED_BY       "longhorn.io/managed-by"
+#define CW_RJCTL_MANAGED_BY_VALUE "longhorn-manager"
+#define CW_RJCTL_ANNOTATION       "longhorn.io/last-applied-cronjob-spec"
+/* Longhorn 1.2.6: types.EngineBinaryDirectoryOnHost, types.GetDefaultManagerURL(). */
+#define CW_RJCTL_ENGINE_BINARIES   "/var/lib/longhorn/engine-binaries/"
+#define CW_RJCTL_MANAGER_URL       "http://longhorn-backend:9500/v1"
+#define CW_RJCTL_SERVICE_ACCOUNT   "longhorn-service-account"
+#define CW_RJCTL_MANAGER_DAEMONSET "longhorn-manager"
+
+typedef struct cw_rjctl_config {
+    const cw_policy_config *policy;  /* the webhook's rules */
+    const char *image;               /* the longhorn-manager image the job runs */
+    const char *service_account;     /* NULL: longhorn-service-account */
+    const char *manager_url;         /* NULL: http://longhorn-backend:9500/v1 */
+    json_object *tolerations;        /* cw_lh_parse_tolerations; NULL: none */
+    json_object *node_selector;      /* cw_lh_parse_node_selector; NULL: none */
+    const char *priority_class;      /* NULL or "": none */
+    const char *cronjob_api_version; /* "batch/v1" or "batch/v1beta1" (discovery) */
+    const char *rj_api_version;      /* the ownerReference's, when the cached object has none */
+} cw_rjctl_config;
+
+typedef enum {
+    CW_RJCTL_INSYNC,  /* nothing to write */
+    CW_RJCTL_CREATE,  /* create `cronjob` */
+    CW_RJCTL_UPDATE,  /* replace spec, annotation, labels and owner of `update_name` */
+    CW_RJCTL_INVALID, /* problems; no CronJob written */
+    CW_RJCTL_GONE,    /* the RecurringJob is gone; `delete` lists its CronJobs */
+} cw_rjctl_outcome;
+
+typedef struct cw_rjctl_actions {
+    cw_rjctl_outcome outcome;
+    json_object *cronjob; /* CREATE, UPDATE: the desired CronJob (apiVersion, kind, metadata,
+                             spec) */
+    char *update_name;    /* UPDATE: the CronJob to rewrite */
+    cw_strlist delete;    /* CronJob names to delete (extra ones, or all when GONE) */
+    cw_strlist problems;  /* INVALID: "<field>: <reason>" */
+} cw_rjctl_actions;
+
+void cw_rjctl_actions_init(cw_rjctl_actions *a);
+void cw_rjctl_actions_free(cw_rjctl_actions *a);
+const char *cw_rjctl_outcome_name(cw_rjctl_outcome o);
+
+/* Appends Go's encoding/json of the CronJob spec Longhorn 1.2.6 writes for the RecurringJob
+ * called name with cron `cron` (struct fields in Go's order, maps sorted, empty fields left out
+ * as omitempty leaves them). */
+int cw_rjctl_spec_json(const cw_rjctl_config *cfg, const char *name, const char *cron,
+                       cw_buf *out) CW_MUST_CHECK;
+/* The whole CronJob for the RecurringJob rj (metadata.name, .namespace, .uid, apiVersion,
+ * spec.cron): labels, ownerReference, annotation, spec. */
+int cw_rjctl_cronjob(const cw_rjctl_config *cfg, json_object *rj, json_object **out,
+                     cw_error *err) CW_MUST_CHECK;
+
+/* rj: the RecurringJob as cached, NULL when it is gone; name: its name (the work key's);
+ * cronjobs: a JSON array of the CronJobs labelled recurring-job.longhorn.io=<name> (at least
+ * metadata.name, .labels, .annotations; NULL: none). CW_ENOMEM, or CW_EINVAL when rj has no
+ * name or uid. */
+int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
+                    const cw_rjctl_config *cfg, cw_rjctl_actions *out, cw_error *err) CW_MUST_CHECK;
+
+#endif

@@ -1,0 +1,377 @@
+/* The RecurringJob reconciler's decision (controller/recurringjob.c) and Longhorn's Settings
+ * (controller/longhorn_settings.c): tables of real cases with exact expected output.
+ * Golden: for each CronJob Longhorn 1.2.6 wrote (tests/fixtures/longhorn-1.2.6/), cronwarden's
+ * CronJob for the same RecurringJob and settings has a byte-identical
+ * longhorn.io/last-applied-cronjob-spec and equal fields elsewhere. */
+#include "ctrl_test.h"
+
+#include "controller/longhorn_settings.h"
+#include "controller/recurringjob.h"
+#include "defaults/policy.h"
+#include "lib/buf.h"
+
+static cw_policy_config policy;
+
+static int setup(void **state)
+{
+    (void)state;
+    return cw_policy_config_init(&policy);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    cw_policy_config_free(&policy);
+    return 0;
+}
+
+static cw_rjctl_config fresh_install(void)
+{
+    return (cw_rjctl_config){
+        .policy = &policy,
+        .image = "longhornio/longhorn-manager:v1.2.6",
+        .cronjob_api_version = "batch/v1beta1",
+        .rj_api_version = "longhorn.io/v1beta1",
+    };
+}
+
+static json_object *read_fixture(const char *file)
+{
+    char path[512];
+    const char *src = getenv("CW_SOURCE_DIR");
+    snprintf(path, sizeof(path), "%s/tests/fixtures/longhorn-1.2.6/%s", src ? src : ".", file);
+    json_object *o = json_object_from_file(path);
+    if (!o)
+        fail_msg("cannot read %s", path);
+    return o;
+}
+
+/* ---- golden: Longhorn 1.2.6's own CronJobs ---- */
+
+typedef struct {
+    const char *file, *rj;
+} golden_case;
+
+static const golden_case golden[] = {
+    {"cronjob-backup-7-7bc5443b-4fc79c10.json",
+     "{'apiVersion':'longhorn.io/v1beta1','kind':'RecurringJob','metadata':{'name':"
+     "'backup-7-7bc5443b-4fc79c10','namespace':'longhorn-system','uid':"
+     "'0e9b7c1d-2f3a-4b5c-8d6e-7f8091a2b3c4'},'spec':{'name':'backup-7-7bc5443b-4fc79c10',"
+     "'task':'backup','cron':'0 2 * * *','retain':7,'concurrency':10,'groups':[],'labels':{}}}"},
+    {"cronjob-snapshot-4-0520073e-8a390c6d.json",
+     "{'apiVersion':'longhorn.io/v1beta1','kind':'RecurringJob','metadata':{'name':"
+     "'snapshot-4-0520073e-8a390c6d','namespace':'longhorn-system','uid':"
+     "'7d1c2a34-5b6e-4f70-8a91-b2c3d4e5f607'},'spec':{'name':'snapshot-4-0520073e-8a390c6d',"
+     "'task':'snapshot','cron':'0 */6 * * *','retain':4,'concurrency':10}}"},
+};
+
+static void test_golden(void **state)
+{
+    (void)state;
+    cw_rjctl_config cfg = fresh_install();
+    for (size_t i = 0; i < N(golden); i++) {
+        json_object *want = read_fixture(golden[i].file), *rj = tjson(golden[i].rj), *got = NULL;
+        cw_error err;
+        cw_error_init(&err);
+        assert_int_equal(cw_rjctl_cronjob(&cfg, rj, &got, &err), CW_OK);
+        /* Byte for byte where Longhorn compares bytes. */
+        const char *wa = cw_json_path_string(want, "metadata.annotations");
+        (void)wa;
+        json_object *wann =
+            cw_json_member(cw_json_path(want, "metadata.annotations"), CW_RJCTL_ANNOTATION);
+        json_object *gann =
+            cw_json_member(cw_json_path(got, "metadata.annotations"), CW_RJCTL_ANNOTATION);
+        assert_non_null(gann);
+        assert_string_equal(json_object_get_string(gann), json_object_get_string(wann));
+        /* Field for field elsewhere (the fixture's client-side creationTimestamp and empty
+         * status are not part of what is written). */
+        json_object_object_del(cw_json_member(want, "metadata"), "creationTimestamp");
+        json_object_object_del(want, "status");
+        if (!json_object_equal(got, want))
+            fail_msg("%s:\n got %s\nwant %s", golden[i].file, cw_json_compact(got),
+                     cw_json_compact(want));
+        json_object_put(want);
+        json_object_put(rj);
+        json_object_put(got);
+    }
+}
+
+/* ---- the spec with Longhorn's Settings and flags ---- */
+
+#define POD_HEAD(name)                                                                             \
+    "{'schedule':'*/5 * * * *','concurrencyPolicy':'Forbid','jobTemplate':{'metadata':{"           \
+    "'creationTimestamp':null},'spec':{'backoffLimit':3,'template':{'metadata':{'name':'" name     \
+    "','creationTimestamp':null,'labels':{'longhorn.io/managed-by':'longhorn-manager',"            \
+    "'recurring-job.longhorn.io':'" name "'}},'spec':{'volumes':[{'name':'engine-binaries',"       \
+    "'hostPath':{'path':'/var/lib/longhorn/engine-binaries/'}}],'containers':[{'name':'" name      \
+    "','image':'img:1','command':['longhorn-manager','-d','recurring-job','" name "',"             \
+    "'--manager-url','%s'],'env':[{'name':'POD_NAMESPACE','valueFrom':{'fieldRef':{"               \
+    "'fieldPath':'metadata.namespace'}}}],'resources':{},'volumeMounts':[{'name':"                 \
+    "'engine-binaries','mountPath':'/var/lib/longhorn/engine-binaries/'}]}],"                      \
+    "'restartPolicy':'OnFailure',"
+#define POD_TAIL "}}}},'successfulJobsHistoryLimit':1}"
+
+typedef struct {
+    const char *label;
+    const char *tolerations, *node_selector, *priority, *sa, *url;
+    const char *want; /* POD_HEAD ... POD_TAIL, ' for " */
+} spec_case;
+
+static const spec_case spec_cases[] = {
+    {"defaults: no tolerations, selector or priority class", "", "", "", NULL, NULL,
+     POD_HEAD("j") "'serviceAccountName':'longhorn-service-account'" POD_TAIL},
+    {"every setting: fields in PodSpec's order (nodeSelector, serviceAccountName, tolerations, "
+     "priorityClassName), selector keys sorted, toleration fields in Go's order",
+     "key1=value1:NoSchedule; key2:NoExecute", "zone:b; disk : ssd", "longhorn-critical", "sa-x",
+     "http://lh:9500/v1",
+     POD_HEAD("j") "'nodeSelector':{'disk':'ssd','zone':'b'},'serviceAccountName':'sa-x',"
+                   "'tolerations':[{'key':'key1','operator':'Equal','value':'value1','effect':"
+                   "'NoSchedule'},{'key':'key2','operator':'Exists','effect':'NoExecute'}],"
+                   "'priorityClassName':'longhorn-critical'" POD_TAIL},
+    {"a repeated toleration is written once; an empty effect and key are left out", ":; a:; a:", "",
+     "", NULL, NULL,
+     POD_HEAD("j") "'serviceAccountName':'longhorn-service-account','tolerations':[{'operator':"
+                   "'Exists'},{'key':'a','operator':'Exists'}]" POD_TAIL},
+};
+
+static char *quotes(const char *s)
+{
+    char *out = strdup(s);
+    for (char *p = out; *p; p++)
+        if (*p == '\'')
+            *p = '"';
+    return out;
+}
+
+static void test_spec(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(spec_cases); i++) {
+        const spec_case *c = &spec_cases[i];
+        cw_error err;
+        cw_error_init(&err);
+        cw_rjctl_config cfg = fresh_install();
+        cfg.image = "img:1";
+        cfg.service_account = c->sa;
+        cfg.manager_url = c->url;
+        cfg.priority_class = c->priority;
+        assert_int_equal(cw_lh_parse_tolerations(c->tolerations, &cfg.tolerations, &err), CW_OK);
+        assert_int_equal(cw_lh_parse_node_selector(c->node_selector, &cfg.node_selector, &err),
+                         CW_OK);
+        char want[4096];
+        char *fmt = quotes(c->want);
+        snprintf(want, sizeof(want), fmt, c->url ? c->url : "http://longhorn-backend:9500/v1");
+        cw_buf b;
+        cw_buf_init(&b);
+        /* The cron is the job's own, written as Go writes strings. */
+        assert_int_equal(cw_rjctl_spec_json(&cfg, "j", "*/5 * * * *", &b), CW_OK);
+        if (strcmp(cw_buf_str(&b), want) != 0)
+            fail_msg("%s:\n got %s\nwant %s", c->label, cw_buf_str(&b), want);
+        cw_buf_free(&b);
+        free(fmt);
+        json_object_put(cfg.tolerations);
+        json_object_put(cfg.node_selector);
+    }
+}
+
+/* ---- Longhorn's setting formats ---- */
+
+typedef struct {
+    const char *label, *in;
+    int node_selector; /* 0: taint-toleration */
+    int rc;
+    const char *want; /* JSON (' for ") or the error message */
+} setting_case;
+
+static const setting_case setting_cases[] = {
+    {"empty and blank are none", "  ", 0, CW_OK, "[]"},
+    {"key=value:effect and key:effect", "a=1:NoSchedule;b:PreferNoSchedule", 0, CW_OK,
+     "[{'key':'a','operator':'Equal','value':'1','effect':'NoSchedule'},{'key':'b','operator':"
+     "'Exists','effect':'PreferNoSchedule'}]"},
+    {"text after a second '=' is dropped (Longhorn checks the wrong slice's length)",
+     "a=1=2:NoExecute", 0, CW_OK,
+     "[{'key':'a','operator':'Equal','value':'1','effect':'NoExecute'}]"},
+    {"no effect separator", "a=1", 0, CW_EINVAL,
+     "Setting taint-toleration: invalid toleration setting a=1: should contain both effect and "
+     "key/value pair"},
+    {"two separators", "a:b:NoSchedule", 0, CW_EINVAL,
+     "Setting taint-toleration: invalid toleration setting a:b:NoSchedule: should contain both "
+     "effect and key/value pair"},
+    {"unknown effect, named as Longhorn names it (untrimmed)", "a: Never", 0, CW_EINVAL,
+     "Setting taint-toleration: invalid toleration setting  Never: invalid effect"},
+    {"a trailing ';' is an empty entry, which Longhorn refuses", "a:NoSchedule;", 0, CW_EINVAL,
+     "Setting taint-toleration: invalid toleration setting : should contain both effect and "
+     "key/value pair"},
+    {"node selector: trimmed keys and values", " zone : a ;disk:ssd", 1, CW_OK,
+     "{'zone':'a','disk':'ssd'}"},
+    {"node selector: a later key wins", "zone:a;zone:b", 1, CW_OK, "{'zone':'b'}"},
+    {"node selector: no separator", "zone", 1, CW_EINVAL,
+     "Setting system-managed-components-node-selector: Error while unmarshal node selector: "
+     "invalid label zone: should contain the seprator ':'"},
+};
+
+static void test_settings(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(setting_cases); i++) {
+        const setting_case *c = &setting_cases[i];
+        json_object *got = NULL;
+        cw_error err;
+        cw_error_init(&err);
+        int rc = c->node_selector ? cw_lh_parse_node_selector(c->in, &got, &err)
+                                  : cw_lh_parse_tolerations(c->in, &got, &err);
+        if (rc != c->rc)
+            fail_msg("%s: rc %d, want %d (%s)", c->label, rc, c->rc, err.message);
+        if (rc != CW_OK) {
+            assert_string_equal(err.message, c->want);
+            assert_null(got);
+            continue;
+        }
+        json_object *want = tjson(c->want);
+        if (!json_object_equal(got, want))
+            fail_msg("%s: got %s", c->label, cw_json_compact(got));
+        json_object_put(want);
+        json_object_put(got);
+    }
+}
+
+/* ---- the decision ---- */
+
+#define RJ(cron)                                                                                   \
+    "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':'nightly',"      \
+    "'namespace':'longhorn-system','uid':'u-1','resourceVersion':'5'},'spec':{'name':'nightly',"   \
+    "'task':'snapshot','cron':'" cron "','retain':3,'concurrency':1}}"
+/* A CronJob labelled for j; @SPEC@ is replaced with the desired annotation. */
+#define CJ(name, ann)                                                                              \
+    "{'metadata':{'name':'" name "','labels':{'longhorn.io/managed-by':'longhorn-manager',"        \
+    "'recurring-job.longhorn.io':'nightly'},'annotations':{'longhorn.io/"                          \
+    "last-applied-cronjob-spec':"                                                                  \
+    "'" ann "'}}}"
+
+typedef struct {
+    const char *label, *rj, *cronjobs;
+    cw_rjctl_outcome outcome;
+    const char *update_name, *deletes, *problems; /* lists joined with "," */
+} decide_case;
+
+static const decide_case decide_cases[] = {
+    {"a new job: create its CronJob", RJ("0 2 * * *"), NULL, CW_RJCTL_CREATE, NULL, "", ""},
+    {"the CronJob has the desired annotation: nothing", RJ("0 2 * * *"),
+     "[" CJ("nightly", "@SPEC@") "]", CW_RJCTL_INSYNC, NULL, "", ""},
+    {"the cron changed: update", RJ("0 3 * * *"), "[" CJ("nightly", "{}") "]", CW_RJCTL_UPDATE,
+     "nightly", "", ""},
+    {"no annotation (written by someone else): update", RJ("0 2 * * *"),
+     "[{'metadata':{'name':'nightly'}}]", CW_RJCTL_UPDATE, "nightly", "", ""},
+    {"found by its label, not its name: adopted as it is", RJ("0 2 * * *"),
+     "[" CJ("nightly-c", "@SPEC@") "]", CW_RJCTL_INSYNC, NULL, "", ""},
+    {"the one named after the job wins; another labelled for it goes", RJ("0 2 * * *"),
+     "[" CJ("a-copy", "@SPEC@") "," CJ("nightly", "@SPEC@") "]", CW_RJCTL_INSYNC, NULL, "a-copy",
+     ""},
+    {"invalid by the policy: no CronJob written, problems named", RJ("61 * * * *"),
+     "[" CJ("nightly", "{}") "]", CW_RJCTL_INVALID, NULL, "",
+     "spec.cron: invalid cron expression \"61 * * * *\": end of range (61) above maximum (59): 61"},
+    {"the job is gone: its CronJobs go", NULL,
+     "[" CJ("nightly", "{}") "," CJ("nightly-c", "{}") "]", CW_RJCTL_GONE, NULL,
+     "nightly,nightly-c", ""},
+    {"the job is gone and nothing is labelled for it", NULL, NULL, CW_RJCTL_GONE, NULL, "", ""},
+};
+
+static char *joined(const cw_strlist *l)
+{
+    char *s = cw_strlist_join(l, ",");
+    return s ? s : strdup("");
+}
+
+static json_object *with_spec(const char *text, const cw_rjctl_config *cfg, json_object *rj)
+{
+    if (!text)
+        return NULL;
+    cw_buf spec, esc, out;
+    cw_buf_init(&spec);
+    cw_buf_init(&esc);
+    cw_buf_init(&out);
+    if (rj)
+        assert_int_equal(
+            cw_rjctl_spec_json(cfg, "nightly", cw_json_path_string(rj, "spec.cron"), &spec), CW_OK);
+    /* The annotation is a JSON string inside the table's JSON: escape its quotes. */
+    for (const char *p = cw_buf_str(&spec); *p; p++)
+        cw_buf_puts(&esc, *p == '"' ? "\\'" : (char[]){*p, 0});
+    for (const char *p = text; *p; p++) {
+        if (strncmp(p, "@SPEC@", 6) == 0) {
+            cw_buf_puts(&out, cw_buf_str(&esc));
+            p += 5;
+        } else {
+            cw_buf_putc(&out, *p);
+        }
+    }
+    char *s = strdup(cw_buf_str(&out));
+    /* tjson turns ' into "; the escaped quotes must stay escaped quotes. */
+    json_object *o = NULL;
+    for (char *q = s; *q; q++)
+        if (*q == '\'')
+            *q = '"';
+    o = json_tokener_parse(s);
+    assert_non_null(o);
+    free(s);
+    cw_buf_free(&spec);
+    cw_buf_free(&esc);
+    cw_buf_free(&out);
+    return o;
+}
+
+static void test_decide(void **state)
+{
+    (void)state;
+    cw_rjctl_config cfg = fresh_install();
+    cfg.cronjob_api_version = "batch/v1";
+    for (size_t i = 0; i < N(decide_cases); i++) {
+        const decide_case *c = &decide_cases[i];
+        json_object *rj = tjson(c->rj), *cjs = with_spec(c->cronjobs, &cfg, rj);
+        cw_rjctl_actions a;
+        cw_error err;
+        cw_error_init(&err);
+        cw_rjctl_actions_init(&a);
+        assert_int_equal(cw_rjctl_decide(rj, "nightly", cjs, &cfg, &a, &err), CW_OK);
+        if (a.outcome != c->outcome)
+            fail_msg("%s: outcome %s, want %s (problems: %s)", c->label,
+                     cw_rjctl_outcome_name(a.outcome), cw_rjctl_outcome_name(c->outcome),
+                     a.problems.len ? a.problems.items[0] : "");
+        char *dels = joined(&a.delete), *probs = joined(&a.problems);
+        if (strcmp(dels, c->deletes) != 0 || strcmp(probs, c->problems) != 0)
+            fail_msg("%s: deletes [%s] problems [%s]", c->label, dels, probs);
+        if (c->update_name)
+            assert_string_equal(a.update_name, c->update_name);
+        else
+            assert_null(a.update_name);
+        /* CREATE and UPDATE carry the whole desired CronJob, in the discovered version. */
+        if (c->outcome == CW_RJCTL_CREATE || c->outcome == CW_RJCTL_UPDATE) {
+            assert_string_equal(cw_json_path_string(a.cronjob, "apiVersion"), "batch/v1");
+            assert_string_equal(cw_json_path_string(a.cronjob, "metadata.name"), "nightly");
+            assert_string_equal(cw_json_path_string(a.cronjob, "spec.schedule"),
+                                cw_json_path_string(rj, "spec.cron"));
+            assert_string_equal(
+                cw_json_path_string(json_object_array_get_idx(
+                                        cw_json_path(a.cronjob, "metadata.ownerReferences"), 0),
+                                    "apiVersion"),
+                "longhorn.io/v1beta2");
+        } else {
+            assert_null(a.cronjob);
+        }
+        free(dels);
+        free(probs);
+        cw_rjctl_actions_free(&a);
+        json_object_put(rj);
+        json_object_put(cjs);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_spec),
+        cmocka_unit_test(test_settings),
+        cmocka_unit_test(test_decide),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
