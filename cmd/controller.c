@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "controller/core/manager.h"
+#include "defaults/names.h"
 #include "defaults/policy.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -23,6 +24,9 @@ static struct {
     char *kubeconfig, *context, *controllers, *namespace, *lease_namespace, *metrics_listen,
         *log_level, *log_format;
     char *oadp_namespace, *enforce_backup_spec, *enforce_restore_spec; /* nonadmin* */
+    char *longhorn_namespace, *job_image, *job_service_account, *manager_url, *default_group,
+        *name_scheme; /* recurringjob, volume */
+    long long max_retain;
     long long workers;
     int skip_immediately, leader_elect;
     double lease_duration;
@@ -109,6 +113,52 @@ static const cw_opt opts[] = {
          "unset (they are filled in) or set to the same value",
      .target = &o.enforce_restore_spec,
      .def = ""},
+    {.name = "longhorn-namespace",
+     .type = CW_OPT_STRING,
+     .metavar = "NS",
+     .help = "recurringjob, volume: Longhorn's namespace (RecurringJobs, CronJobs, Settings, "
+             "the longhorn-manager DaemonSet, Volumes)",
+     .target = &o.longhorn_namespace,
+     .def = "longhorn-system"},
+    {.name = "job-image",
+     .type = CW_OPT_STRING,
+     .metavar = "IMAGE",
+     .help = "recurringjob: the image CronJobs run when the namespace has no longhorn-manager "
+             "DaemonSet to take it from",
+     .target = &o.job_image,
+     .def = ""},
+    {.name = "job-service-account",
+     .type = CW_OPT_STRING,
+     .metavar = "NAME",
+     .help = "recurringjob: the service account CronJobs run as (Longhorn's)",
+     .target = &o.job_service_account,
+     .def = "longhorn-service-account"},
+    {.name = "manager-url",
+     .type = CW_OPT_STRING,
+     .metavar = "URL",
+     .help = "recurringjob: the Longhorn manager URL CronJobs call (Longhorn's)",
+     .target = &o.manager_url,
+     .def = "http://longhorn-backend:9500/v1"},
+    {.name = "default-group",
+     .type = CW_OPT_STRING,
+     .metavar = "NAME",
+     .help = "volume: group label for volumes without job labels (\"\": none)",
+     .target = &o.default_group,
+     .def = "default"},
+    {.name = "name-scheme",
+     .type = CW_OPT_ENUM,
+     .help = "volume: RecurringJob names of migrated legacy jobs, as `migrate --name-scheme`: "
+             "xxh32, or longhorn (Longhorn 1.2's FNV names)",
+     .target = &o.name_scheme,
+     .def = "xxh32",
+     .choices = "xxh32|longhorn"},
+    {.name = "max-retain",
+     .type = CW_OPT_INT,
+     .help = "highest retain a job may have (Longhorn's recurring-job-max-retention)",
+     .target = &o.max_retain,
+     .def = "100",
+     .min = 1,
+     .max = 250},
     {.name = "metrics-listen",
      .type = CW_OPT_STRING,
      .metavar = "ADDR:PORT",
@@ -213,6 +263,7 @@ int cw_cmd_controller(int argc, char **argv)
     json_object *enforce_backup = NULL, *enforce_restore = NULL;
     cw_log_level level;
     cw_log_format format;
+    cw_names_scheme scheme = CW_NAMES_XXH32;
 
     cw_error_init(&err);
     cw_kube_config_init(&kcfg);
@@ -233,7 +284,10 @@ int cw_cmd_controller(int argc, char **argv)
     if (cw_cmd_check_namespace("--namespace", o.namespace, 1, &err) != CW_OK ||
         cw_cmd_check_namespace("--leader-election-namespace", o.lease_namespace, 1, &err) !=
             CW_OK ||
-        cw_cmd_check_namespace("--oadp-namespace", o.oadp_namespace, 0, &err) != CW_OK) {
+        cw_cmd_check_namespace("--oadp-namespace", o.oadp_namespace, 0, &err) != CW_OK ||
+        cw_cmd_check_namespace("--longhorn-namespace", o.longhorn_namespace, 0, &err) != CW_OK ||
+        cw_cmd_check_group("--default-group", o.default_group, &err) != CW_OK ||
+        cw_names_scheme_parse(o.name_scheme, &scheme, &err) != CW_OK) {
         code = cw_cmd_usage_error("controller", err.message);
         goto done;
     }
@@ -255,6 +309,9 @@ int cw_cmd_controller(int argc, char **argv)
         goto fail;
     policy_ok = 1;
     policy.schedule_skip_immediately = o.skip_immediately;
+    policy.max_retain = (int)o.max_retain;
+    if ((rc = cw_policy_config_set_default_group(&policy, o.default_group, &err)) != CW_OK)
+        goto fail;
 
     if ((o.enforce_backup_spec && *o.enforce_backup_spec &&
          load_spec("--enforce-backup-spec", o.enforce_backup_spec, &enforce_backup, &err) !=
@@ -299,6 +356,11 @@ int cw_cmd_controller(int argc, char **argv)
         .oadp_namespace = o.oadp_namespace,
         .enforce_backup_spec = enforce_backup,
         .enforce_restore_spec = enforce_restore,
+        .longhorn_namespace = o.longhorn_namespace,
+        .job_image = o.job_image,
+        .job_service_account = o.job_service_account,
+        .manager_url = o.manager_url,
+        .name_scheme = (int)scheme,
     };
     rc = cw_ctrl_init(&ctrl, &cc, &err);
     ctrl_ok = 1; /* cw_ctrl_free undoes a partial init too */

@@ -248,6 +248,40 @@ done:
 
 /* ---- the decision ---- */
 
+static int cmp_compact(const void *a, const void *b)
+{
+    return strcmp(json_object_to_json_string(*(json_object *const *)a),
+                  json_object_to_json_string(*(json_object *const *)b));
+}
+
+static void sort_tolerations(json_object *spec)
+{
+    json_object *t = cw_json_path(spec, "jobTemplate.spec.template.spec.tolerations");
+    if (json_object_is_type(t, json_type_array))
+        json_object_array_sort(t, cmp_compact);
+}
+
+/* The annotation says the desired spec: the same bytes, or (Longhorn writes tolerations from a Go
+ * map, in random order) the same spec up to the order of its tolerations. Otherwise the two
+ * would rewrite each other's CronJob for ever. */
+static int same_spec(const char *have, const char *want)
+{
+    if (!have)
+        return 0;
+    if (strcmp(have, want) == 0)
+        return 1;
+    json_object *h = json_tokener_parse(have), *w = json_tokener_parse(want);
+    int same = 0;
+    if (h && w) {
+        sort_tolerations(h);
+        sort_tolerations(w);
+        same = json_object_equal(h, w);
+    }
+    json_object_put(h);
+    json_object_put(w);
+    return same;
+}
+
 static const char *annotation(json_object *cj)
 {
     return json_object_get_string(
@@ -302,7 +336,7 @@ int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
     const char *have = cur ? annotation(cur) : NULL;
     if (!cur) {
         out->outcome = CW_RJCTL_CREATE;
-    } else if (have && strcmp(have, annotation(out->cronjob)) == 0) {
+    } else if (same_spec(have, annotation(out->cronjob))) {
         out->outcome = CW_RJCTL_INSYNC;
         json_object_put(out->cronjob);
         out->cronjob = NULL;

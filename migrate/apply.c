@@ -175,24 +175,6 @@ const cw_plan_job *cw_apply_missing_job(const cw_plan *p, const cw_plan_item *it
 /* ---- volumes ---- */
 
 /* A merge patch carrying metadata.resourceVersion is conditional: 409 when the volume moved on. */
-static json_object *volume_merge_patch(const cw_plan_item *it)
-{
-    json_object *patch = json_object_new_object(), *meta = json_object_new_object(),
-                *labels = json_object_new_object(), *spec = json_object_new_object();
-    json_object_object_add(meta, "resourceVersion", json_object_new_string(it->resource_version));
-    for (size_t i = 0; i < it->add_labels.len; i++)
-        json_object_object_add(labels, it->add_labels.items[i],
-                               json_object_new_string(CW_LABEL_ENABLED));
-    if (it->add_labels.len)
-        json_object_object_add(meta, "labels", labels);
-    else
-        json_object_put(labels);
-    json_object_object_add(patch, "metadata", meta);
-    json_object_object_add(spec, "recurringJobs", NULL);
-    json_object_object_add(patch, "spec", spec);
-    return patch;
-}
-
 typedef struct {
     cw_apply *a;
     cw_plan *p;
@@ -227,7 +209,7 @@ static void patch_volume(void *ud, size_t k)
             break;
         }
         cw_failpoint("volume-patch");
-        json_object *patch = volume_merge_patch(cur);
+        json_object *patch = cw_plan_volume_merge_patch(cur);
         int rc = cw_kube_patch(a->kube, &r, it->name, CW_KUBE_PATCH_MERGE, patch, &w, NULL, &err);
         json_object_put(patch);
         if (rc == CW_OK) {

@@ -1063,6 +1063,31 @@ nomem:
     return cw_error_oom(err);
 }
 
+json_object *cw_plan_volume_merge_patch(const cw_plan_item *it)
+{
+    json_object *patch = json_object_new_object(), *meta = json_object_new_object(),
+                *labels = json_object_new_object(), *spec = json_object_new_object();
+    if (!patch || !meta || !labels || !spec) {
+        json_object_put(patch);
+        json_object_put(meta);
+        json_object_put(labels);
+        json_object_put(spec);
+        return NULL;
+    }
+    json_object_object_add(meta, "resourceVersion", json_object_new_string(it->resource_version));
+    for (size_t i = 0; i < it->add_labels.len; i++)
+        json_object_object_add(labels, it->add_labels.items[i],
+                               json_object_new_string(CW_LABEL_ENABLED));
+    if (it->add_labels.len)
+        json_object_object_add(meta, "labels", labels);
+    else
+        json_object_put(labels);
+    json_object_object_add(patch, "metadata", meta);
+    json_object_object_add(spec, "recurringJobs", NULL);
+    json_object_object_add(patch, "spec", spec);
+    return patch;
+}
+
 /* ---- sorted views ---- */
 
 static int cmp_nsname(const char *ans, const char *an, const char *bns, const char *bn)

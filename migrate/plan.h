@@ -158,6 +158,11 @@ int cw_plan_apply_item(const cw_plan_item *item, json_object *obj, cw_error *err
 int cw_plan_volume_patch(const cw_plan_item *item, json_object *vol, json_object **ops,
                          cw_error *err) CW_MUST_CHECK;
 
+/* The merge patch for a MIGRATE decision on a Volume: the new job labels, spec.recurringJobs
+ * removed, metadata.resourceVersion so that it answers 409 when the volume moved on. NULL when out
+ * of memory. */
+json_object *cw_plan_volume_merge_patch(const cw_plan_item *item);
+
 /* The RecurringJob apiVersion the plan creates ("longhorn.io/v1beta2"), e.g. from discovery. */
 int cw_plan_set_rj_api_version(cw_plan *p, const char *api_version);
 /* 1 when an existing RecurringJob spec has job j's task, cron, retain and labels; otherwise 0

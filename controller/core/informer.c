@@ -191,6 +191,7 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
     cw_strlist_init(&keys);
     cw_kube_list_opts_init(&lo);
     lo.label_selector = inf->cfg.label_selector;
+    lo.field_selector = inf->cfg.field_selector;
     lo.limit = inf->cfg.page_size;
     inf->lists++;
     if ((rc = cw_kube_list(inf->cfg.kube, &inf->cfg.resource, &lo, on_page, &ls, err)) != CW_OK)
@@ -259,6 +260,7 @@ int cw_informer_watch(cw_informer *inf, cw_error *err)
     cw_kube_watch_opts_init(&wo);
     wo.resource_version = *inf->rv ? inf->rv : NULL;
     wo.label_selector = inf->cfg.label_selector;
+    wo.field_selector = inf->cfg.field_selector;
     wo.timeout_seconds =
         inf->cfg.watch_timeout > 0 ? inf->cfg.watch_timeout : 300 + (long)(rand_r(&inf->rng) % 301);
     wo.stop = &inf->stop;

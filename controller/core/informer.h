@@ -48,6 +48,7 @@ typedef struct cw_informer_config {
     cw_kube_client *kube;       /* borrowed */
     cw_kube_resource resource;  /* namespace NULL or "": every namespace */
     const char *label_selector; /* NULL: everything */
+    const char *field_selector; /* NULL: everything (e.g. "metadata.name=longhorn-manager") */
     long page_size;             /* LIST page size; 0: 500 */
     long watch_timeout;         /* timeoutSeconds of a watch; 0: 300-600 at random */
     double backoff_base;        /* seconds; 0: 0.5 */

@@ -44,6 +44,12 @@ typedef struct cw_ctrl_config {
     const char *oadp_namespace;        /* --oadp-namespace: Velero objects of non-admin users */
     json_object *enforce_backup_spec;  /* --enforce-backup-spec: a Velero BackupSpec, or NULL */
     json_object *enforce_restore_spec; /* --enforce-restore-spec: a Velero RestoreSpec, or NULL */
+    /* recurringjob, volume (Longhorn) */
+    const char *longhorn_namespace;  /* --longhorn-namespace: RecurringJobs, CronJobs, Settings */
+    const char *job_image;           /* --job-image: when no longhorn-manager DaemonSet is there */
+    const char *job_service_account; /* --job-service-account */
+    const char *manager_url;         /* --manager-url */
+    int name_scheme;                 /* --name-scheme (cw_names_scheme) for migrated volumes */
 } cw_ctrl_config;
 
 /* One enabled reconciler and what the manager made for it. */

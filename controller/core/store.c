@@ -204,16 +204,26 @@ static int add_key(void *ud, const char *key, void *value)
     return cw_strlist_add(ud, key) != CW_OK;
 }
 
-int cw_ctrl_store_keys(cw_ctrl_store *s, cw_strlist *out)
+static int keys_of(cw_ctrl_store *s, cw_strmap *m, cw_strlist *out)
 {
     size_t from = out->len;
     pthread_rwlock_rdlock(&s->lock);
-    size_t want = from + s->objects.len;
-    cw_strmap_walk(&s->objects, add_key, out);
+    size_t want = from + m->len;
+    cw_strmap_walk(m, add_key, out);
     pthread_rwlock_unlock(&s->lock);
     if (out->len - from > 1)
         qsort(out->items + from, out->len - from, sizeof(char *), cmp_str);
     return out->len == want ? CW_OK : CW_ENOMEM;
+}
+
+int cw_ctrl_store_keys(cw_ctrl_store *s, cw_strlist *out)
+{
+    return keys_of(s, &s->objects, out);
+}
+
+int cw_ctrl_store_index_names(cw_ctrl_store *s, cw_strlist *out)
+{
+    return keys_of(s, &s->index, out);
 }
 
 size_t cw_ctrl_store_len(cw_ctrl_store *s)

@@ -365,13 +365,47 @@ static void test_decide(void **state)
     }
 }
 
+/* Longhorn writes tolerations from a Go map: any order of the same ones is in sync, so neither
+ * side rewrites the other's CronJob; a different set is not. */
+static void test_toleration_order(void **state)
+{
+    (void)state;
+    cw_rjctl_config cfg = fresh_install();
+    cw_error err;
+    cw_error_init(&err);
+    json_object *rj = tjson(RJ("0 2 * * *"));
+    const char *orders[][2] = {{"a:NoSchedule;b:NoExecute", "b:NoExecute;a:NoSchedule"},
+                               {"a:NoSchedule;b:NoExecute", "a:NoSchedule"}};
+    const cw_rjctl_outcome want[] = {CW_RJCTL_INSYNC, CW_RJCTL_UPDATE};
+    for (size_t i = 0; i < N(orders); i++) {
+        cw_buf spec;
+        cw_buf_init(&spec);
+        assert_int_equal(cw_lh_parse_tolerations(orders[i][1], &cfg.tolerations, &err), CW_OK);
+        assert_int_equal(cw_rjctl_spec_json(&cfg, "nightly", "0 2 * * *", &spec), CW_OK);
+        json_object_put(cfg.tolerations);
+        json_object *cj = tjson(CJ("nightly", "x")), *arr = json_object_new_array();
+        json_object_object_add(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION,
+                               json_object_new_string(cw_buf_str(&spec)));
+        json_object_array_add(arr, cj);
+        assert_int_equal(cw_lh_parse_tolerations(orders[i][0], &cfg.tolerations, &err), CW_OK);
+        cw_rjctl_actions a;
+        cw_rjctl_actions_init(&a);
+        assert_int_equal(cw_rjctl_decide(rj, "nightly", arr, &cfg, &a, &err), CW_OK);
+        assert_int_equal(a.outcome, want[i]);
+        cw_rjctl_actions_free(&a);
+        json_object_put(cfg.tolerations);
+        json_object_put(arr);
+        cw_buf_free(&spec);
+    }
+    json_object_put(rj);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_golden),
-        cmocka_unit_test(test_spec),
-        cmocka_unit_test(test_settings),
-        cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_golden),           cmocka_unit_test(test_spec),
+        cmocka_unit_test(test_settings),         cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_toleration_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
