@@ -24,7 +24,7 @@
 
 #include "lib/error.h"
 
-#define CW_NAMES_MAX 40 /* RecurringJob name limit: the CronJob "<name>-c" must stay valid */
+#define CW_NAMES_MAX 40 /* RecurringJob name limit (Longhorn's NameMaximumLength) */
 
 typedef enum { CW_NAMES_XXH32 = 0, CW_NAMES_LONGHORN } cw_names_scheme;
 

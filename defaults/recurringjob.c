@@ -115,8 +115,9 @@ int cw_recurringjob_check_name(json_object *name, const char *where, cw_strlist 
     }
     if (n > CW_NAMES_MAX)
         return cw_policy_problem(problems, where, "name",
-                                 "\"%s\" has %zu characters, at most %d are allowed (the CronJob "
-                                 "\"<name>-c\" must stay valid); cronwarden does not shorten names",
+                                 "\"%s\" has %zu characters, at most %d are allowed (Longhorn's "
+                                 "limit: the CronJob named after the job and its Jobs must stay "
+                                 "valid); cronwarden does not shorten names",
                                  s, n, CW_NAMES_MAX);
     snprintf(key, sizeof(key), "%s%s", CW_LABEL_JOB_PREFIX, s);
     if (cw_names_pattern_ok(s) && cw_k8sname_check_qualified(key))

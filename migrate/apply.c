@@ -98,6 +98,29 @@ done:
     json_object_put(cur);
 }
 
+/* One page of the CronJobs labelled for a job: found when it is not empty. */
+static int any_item(void *ud, const cw_kube_page *page, cw_error *err)
+{
+    (void)err;
+    *(int *)ud |= json_object_array_length(page->items) > 0;
+    return 1; /* the first page tells */
+}
+
+/* Longhorn's CronJob for a job: named after the job and found, as Longhorn finds it, by the label
+ * recurring-job.longhorn.io=<job>. */
+static int has_cronjob(cw_apply *a, const char *job, cw_error *err)
+{
+    cw_kube_resource cj = {"batch", a->cronjob_version, "cronjobs", a->cfg.namespace};
+    cw_kube_list_opts lo;
+    char selector[CW_NAMES_MAX + 64];
+    int found = 0;
+    cw_kube_list_opts_init(&lo);
+    snprintf(selector, sizeof(selector), "recurring-job.longhorn.io=%s", job);
+    lo.label_selector = selector;
+    lo.limit = 1;
+    return cw_kube_list(a->kube, &cj, &lo, any_item, &found, err) == CW_OK && found;
+}
+
 /* Seed 003: a created RecurringJob must be readable (and, with a controller, have its CronJob)
  * before volumes point at it. On timeout: warn and carry on. */
 static void wait_job(void *ud, size_t k)
@@ -106,17 +129,13 @@ static void wait_job(void *ud, size_t k)
     cw_apply *a = c->a;
     cw_plan_job *j = &c->p->jobs[c->jobs[k]];
     cw_kube_resource r = {"longhorn.io", a->rj_version, "recurringjobs", a->cfg.namespace};
-    cw_kube_resource cj = {"batch", a->cronjob_version, "cronjobs", a->cfg.namespace};
-    char cronjob[CW_NAMES_MAX + 3];
-    snprintf(cronjob, sizeof(cronjob), "%s-c", j->name);
     double deadline = cw_clock_mono() + a->cfg.wait_timeout;
     int ready = 0;
     while (!ready && !stopped(a)) {
         cw_error err;
         cw_error_init(&err);
         ready = cw_kube_get(a->kube, &r, j->name, NULL, &err) == CW_OK &&
-                (!a->cfg.wait_for_controller ||
-                 cw_kube_get(a->kube, &cj, cronjob, NULL, &err) == CW_OK);
+                (!a->cfg.wait_for_controller || has_cronjob(a, j->name, &err));
         if (ready || cw_clock_mono() >= deadline)
             break;
         usleep(500 * 1000);

@@ -183,14 +183,16 @@ static const rj_case validate_cases[] = {
      "metadata.name: \"_x\" must match ^[a-z0-9][a-z0-9_.-]+$ (lower-case letters, digits, '_', "
      "'.', '-'; at least 2 characters)"},
     {"too long", CW_OP_CREATE, 0, NULL, RJN("'" NAME45 "'", SPEC_OK), NULL, NULL,
-     "metadata.name: \"" NAME45 "\" has 45 characters, at most 40 are allowed (the CronJob "
-     "\"<name>-c\" must stay valid); cronwarden does not shorten names"},
+     "metadata.name: \"" NAME45 "\" has 45 characters, at most 40 are allowed (Longhorn's "
+     "limit: the CronJob named after the job and its Jobs must stay valid); cronwarden does not "
+     "shorten names"},
     {"upper case and too long: both reported", CW_OP_CREATE, 0, NULL, RJN("'" UPPER43 "'", SPEC_OK),
      NULL, NULL,
      "metadata.name: \"" UPPER43 "\" must match ^[a-z0-9][a-z0-9_.-]+$ (lower-case letters, "
      "digits, '_', '.', '-'; at least 2 characters)\n"
-     "metadata.name: \"" UPPER43 "\" has 43 characters, at most 40 are allowed (the CronJob "
-     "\"<name>-c\" must stay valid); cronwarden does not shorten names"},
+     "metadata.name: \"" UPPER43 "\" has 43 characters, at most 40 are allowed (Longhorn's "
+     "limit: the CronJob named after the job and its Jobs must stay valid); cronwarden does not "
+     "shorten names"},
     {"exactly 40 characters", CW_OP_CREATE, 0, NULL,
      RJN("'abcdefghij-abcdefghij-abcdefghij-abcdefg'", SPEC_OK), NULL, NULL, NULL},
     {"name ending in '-' cannot be a label key", CW_OP_CREATE, 0, NULL, RJN("'job-'", SPEC_OK),
