@@ -213,6 +213,8 @@ int cw_kube_pick_version(cw_kube_client *kube, const char *group, const char *re
         goto done;
     }
     for (size_t i = 0; i < g.versions.len; i++) {
+        if (g.preferred && strcmp(g.versions.items[i], g.preferred) == 0)
+            continue; /* asked already */
         if (serves(kube, group, g.versions.items[i], resource, err)) {
             snprintf(out, outlen, "%s", g.versions.items[i]);
             goto done;

@@ -556,6 +556,42 @@ static void discovery_reads_versions_and_resources(void **state)
     cw_kube_client_free(c);
 }
 
+/* CronJobs by discovery, as the recurringjob reconciler and migrate pick them: Kubernetes 1.20
+ * prefers batch/v1 but serves cronjobs only in batch/v1beta1; 1.25 serves them in batch/v1 (and
+ * no v1beta1 any more). */
+#define BATCH_GROUP(versions)                                                                      \
+    {                                                                                              \
+        200, "{\"kind\":\"APIGroup\",\"name\":\"batch\",\"versions\":[" versions "],"              \
+             "\"preferredVersion\":{\"groupVersion\":\"batch/v1\",\"version\":\"v1\"}}"            \
+    }
+#define BATCH_V(v) "{\"groupVersion\":\"batch/" v "\",\"version\":\"" v "\"}"
+#define RESOURCES(...)                                                                             \
+    {                                                                                              \
+        200, "{\"kind\":\"APIResourceList\",\"resources\":[" __VA_ARGS__ "]}"                      \
+    }
+#define RES(name) "{\"name\":\"" name "\",\"namespaced\":true,\"kind\":\"X\",\"verbs\":[]}"
+
+static void discovery_picks_the_cronjob_version(void **state)
+{
+    (void)state;
+    SCRIPT(/* 1.20 */
+           BATCH_GROUP(BATCH_V("v1") "," BATCH_V("v1beta1")), RESOURCES(RES("jobs")),
+           RESOURCES(RES("cronjobs")),
+           /* 1.25 */
+           BATCH_GROUP(BATCH_V("v1")), RESOURCES(RES("cronjobs") "," RES("jobs")));
+    cw_kube_client *c = new_client(&s, NULL, NULL);
+    cw_error err;
+    char v[32];
+    assert_int_equal(cw_kube_pick_version(c, "batch", "cronjobs", v, sizeof(v), &err), CW_OK);
+    assert_string_equal(v, "v1beta1");
+    assert_string_equal(s.paths[1], "/apis/batch/v1");
+    assert_string_equal(s.paths[2], "/apis/batch/v1beta1");
+    assert_int_equal(cw_kube_pick_version(c, "batch", "cronjobs", v, sizeof(v), &err), CW_OK);
+    assert_string_equal(v, "v1");
+    assert_int_equal(s.i, 5);
+    cw_kube_client_free(c);
+}
+
 /* ---- concurrency and throttling ---- */
 
 typedef struct busy {
@@ -700,6 +736,7 @@ int main(void)
         cmocka_unit_test(watch_reports_410_distinctly),
         cmocka_unit_test(watch_stops_when_asked_and_maps_errors),
         cmocka_unit_test(discovery_reads_versions_and_resources),
+        cmocka_unit_test(discovery_picks_the_cronjob_version),
         cmocka_unit_test(parallelism_is_bounded),
         cmocka_unit_test(rate_limit_throttles_after_the_burst),
         cmocka_unit_test(options_are_checked),
