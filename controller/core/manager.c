@@ -35,6 +35,10 @@ static int register_metrics(cw_ctrl *c, cw_error *err)
         (rc =
              cw_metrics_counter(&c->metrics, "cronwarden_controller_leader_terms_total",
                                 "Times this replica became the leader.", NULL, &c->m_terms, err)) ||
+        (rc = cw_metrics_counter(&c->metrics, "cronwarden_controller_api_requests_total",
+                                 "HTTP requests this process made to the API server (LISTs, "
+                                 "watches, writes, retries, the Lease), counted each second.",
+                                 NULL, &c->m_api_requests, err)) ||
         (rc = cw_informer_metrics_register(&c->metrics, &c->im, err)))
         return rc;
     return CW_OK;
@@ -209,6 +213,12 @@ static void slot_gauges(cw_ctrl *c, cw_ctrl_slot *s)
 void cw_ctrl_tick(cw_ctrl *c)
 {
     int leading = cw_leader_is_leader(&c->leader);
+    cw_kube_stats st;
+    cw_kube_client_stats(c->cfg.kube, &st);
+    if (st.requests > c->api_requests_seen) {
+        cw_metrics_add(c->m_api_requests, NULL, (double)(st.requests - c->api_requests_seen));
+        c->api_requests_seen = st.requests;
+    }
     for (size_t i = 0; i < c->nslots; i++) {
         slot_gauges(c, &c->slots[i]);
         if (leading && c->slots[i].ops->tick)

@@ -72,6 +72,8 @@ typedef struct cw_ctrl {
     cw_leader leader;
     cw_ctrl_health health;
     cw_metric *m_reconciles, *m_duration, *m_queue, *m_queue_retries, *m_leader, *m_terms;
+    cw_metric *m_api_requests;           /* cronwarden_controller_api_requests_total */
+    unsigned long long api_requests_seen; /* the client's count at the last tick */
     int leader_ok, started;
     atomic_int stopping; /* /readyz answers 503 from the start of cw_ctrl_stop */
     double next_resync;
