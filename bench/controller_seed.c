@@ -13,7 +13,7 @@
 #include "kube/config.h"
 #include "lib/pool.h"
 
-static const char *crons[] = {"0 */6 * * *", "0 2 * * *", "30 3 * * 0", "0 * * * *",
+static const char *crons[] = {"0 */6 * * *", "0 2 * * *",    "30 3 * * 0",   "0 * * * *",
                               "0 0 * * *",   "*/30 * * * *", "15 1 * * 1-5", "0 4 1 * *"};
 
 typedef struct {
@@ -57,12 +57,13 @@ static void seed_volume(void *ud, size_t i)
     const char *labels = "", *legacy = "";
     char lab[128];
     if (kind < 80) {
-        snprintf(lab, sizeof(lab), ",\"labels\":{\"recurring-job.longhorn.io/job-%zu\":\"enabled\"}",
-                 i % c->jobs);
+        snprintf(lab, sizeof(lab),
+                 ",\"labels\":{\"recurring-job.longhorn.io/job-%zu\":\"enabled\"}", i % c->jobs);
         labels = lab;
     } else if (kind >= 95) {
-        legacy = ",\"recurringJobs\":[{\"name\":\"snap\",\"task\":\"snapshot\",\"cron\":\"0 3 * * *\","
-                 "\"retain\":2}]";
+        legacy =
+            ",\"recurringJobs\":[{\"name\":\"snap\",\"task\":\"snapshot\",\"cron\":\"0 3 * * *\","
+            "\"retain\":2}]";
     }
     snprintf(buf, sizeof(buf),
              "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":{\"name\":"

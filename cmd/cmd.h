@@ -34,6 +34,10 @@ void cw_cmd_block_signals(sigset_t *set);
  * high-water mark of fragmentation rather than live memory: a long-running server's RSS then
  * steps up after load peaks and never comes down. */
 void cw_cmd_trim_heap(void);
+/* glibc gives every thread that allocates its own arena (up to 8 per core); a long-running server
+ * whose objects are made on one thread (an informer) and copied on others (workers) then keeps
+ * each arena's high-water mark. n arenas bound that (bench/README.md, the controller's figures). */
+void cw_cmd_limit_arenas(int n);
 
 /* The default policy with the system's zone database (policy->tzdb points at *tzdb); the
  * caller sets its flags. On failure nothing is left to free. */

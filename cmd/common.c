@@ -26,6 +26,15 @@ void cw_cmd_block_signals(sigset_t *set)
     signal(SIGPIPE, SIG_IGN);
 }
 
+void cw_cmd_limit_arenas(int n)
+{
+#ifdef __GLIBC__
+    mallopt(M_ARENA_MAX, n);
+#else
+    (void)n;
+#endif
+}
+
 void cw_cmd_trim_heap(void)
 {
 #ifdef __GLIBC__

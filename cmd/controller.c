@@ -301,6 +301,7 @@ int cw_cmd_controller(int argc, char **argv)
         code = cw_cmd_usage_error("controller", err.message);
         goto done;
     }
+    cw_cmd_limit_arenas(1);
     cw_log_parse_level(o.log_level, &level);
     cw_log_parse_format(o.log_format, &format);
     cw_log_configure(level, format, stderr);

@@ -21,7 +21,7 @@ typedef struct cw_schedctl_opts {
     cw_schedctl_config decide; /* policy (borrowed), zone offset, blocked recheck */
     cw_metrics *metrics;       /* borrowed: the reconciler's families are registered here */
     const cw_informer_metrics *informer_metrics; /* may be NULL */
-    long page_size;                              /* LIST page size; 0: 500 */
+    long page_size;                              /* LIST page size; 0: 100 */
     cw_queue_clock_fn clock;                     /* wall-clock ms; NULL: CLOCK_REALTIME */
     void *clock_ud;
 } cw_schedctl_opts;

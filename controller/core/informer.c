@@ -45,7 +45,7 @@ int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *
     if (!inf->cfg.name)
         inf->cfg.name = cfg->resource.resource;
     if (inf->cfg.page_size <= 0)
-        inf->cfg.page_size = 500;
+        inf->cfg.page_size = 100;
     if (inf->cfg.backoff_base <= 0)
         inf->cfg.backoff_base = 0.5;
     if (inf->cfg.backoff_max <= 0)

@@ -49,10 +49,11 @@ typedef struct cw_informer_config {
     cw_kube_resource resource;  /* namespace NULL or "": every namespace */
     const char *label_selector; /* NULL: everything */
     const char *field_selector; /* NULL: everything (e.g. "metadata.name=longhorn-manager") */
-    long page_size;             /* LIST page size; 0: 500 */
-    long watch_timeout;         /* timeoutSeconds of a watch; 0: 300-600 at random */
-    double backoff_base;        /* seconds; 0: 0.5 */
-    double backoff_max;         /* seconds; 0: 30 */
+    long page_size;      /* LIST page size; 0: 100 (a page of 500 CronJobs is some 15 MiB of json-c;
+                            bench/README.md) */
+    long watch_timeout;  /* timeoutSeconds of a watch; 0: 300-600 at random */
+    double backoff_base; /* seconds; 0: 0.5 */
+    double backoff_max;  /* seconds; 0: 30 */
     cw_informer_transform_fn transform; /* NULL: keep the whole object */
     void *transform_ud;
     cw_ctrl_index_fn index; /* NULL: no secondary index */

@@ -33,7 +33,7 @@ typedef struct cw_ctrl_config {
     double lease_duration, renew_deadline, retry_period; /* seconds; 0: 15, 10, 2 */
     const char *metrics_listen;                          /* NULL: 0.0.0.0:8080 */
     double resync;  /* seconds between full re-queues of every reconciler's keys; 0: 600 */
-    long page_size; /* LIST page size; 0: 500 */
+    long page_size; /* LIST page size; 0: 100 */
 
     const cw_policy_config *policy; /* borrowed: defaults/ rules, skipImmediately default, tzdb */
     /* schedule */
@@ -72,7 +72,7 @@ typedef struct cw_ctrl {
     cw_leader leader;
     cw_ctrl_health health;
     cw_metric *m_reconciles, *m_duration, *m_queue, *m_queue_retries, *m_leader, *m_terms;
-    cw_metric *m_api_requests;           /* cronwarden_controller_api_requests_total */
+    cw_metric *m_api_requests;            /* cronwarden_controller_api_requests_total */
     unsigned long long api_requests_seen; /* the client's count at the last tick */
     int leader_ok, started;
     atomic_int stopping; /* /readyz answers 503 from the start of cw_ctrl_stop */

@@ -113,12 +113,12 @@ static void expect_keys(cw_informer *inf, const char *want, const char *label)
 #define BASE "/apis/velero.io/v1/schedules"
 
 static const answer steps_answers[] = {
-    {"GET " BASE "?limit=500", 200, LIST("10", "", S("a", "1") "," S("b", "2"))},
+    {"GET " BASE "?limit=100", 200, LIST("10", "", S("a", "1") "," S("b", "2"))},
     {"GET " BASE "?watch=1&resourceVersion=10&allowWatchBookmarks=true&timeoutSeconds=", 200,
      EV("MODIFIED", S("a", "11")) EV("ADDED", S("c", "12")) EV("BOOKMARK", S("", "13"))
          EV("DELETED", S("b", "14"))},
     {"GET " BASE "?watch=1&resourceVersion=14&allowWatchBookmarks=true", 200, GONE},
-    {"GET " BASE "?limit=500", 200, LIST("40", "", S("a", "11") "," S("d", "21"))},
+    {"GET " BASE "?limit=100", 200, LIST("40", "", S("a", "11") "," S("d", "21"))},
 };
 
 static void list_watch_gone_relist(void **state)
@@ -211,12 +211,12 @@ static void paged_list_restarts_when_its_token_expires(void **state)
 }
 
 static const answer loop_answers[] = {
-    {"GET " BASE "?limit=500", 503, "{\"kind\":\"Status\",\"code\":503}"}, /* backoff, LIST again */
-    {"GET " BASE "?limit=500", 200, LIST("10", "", S("a", "1"))},
+    {"GET " BASE "?limit=100", 503, "{\"kind\":\"Status\",\"code\":503}"}, /* backoff, LIST again */
+    {"GET " BASE "?limit=100", 200, LIST("10", "", S("a", "1"))},
     {"GET " BASE "?watch=1&resourceVersion=10&", 0, NULL}, /* reset: backoff, resume at 10 */
     {"GET " BASE "?watch=1&resourceVersion=10&", 200, EV("ADDED", S("b", "12"))},
     {"GET " BASE "?watch=1&resourceVersion=12&", 200, GONE},
-    {"GET " BASE "?limit=500", 200, LIST("50", "", S("b", "12"))},
+    {"GET " BASE "?limit=100", 200, LIST("50", "", S("b", "12"))},
     {"GET " BASE "?watch=1&resourceVersion=50&", 200, EV("MODIFIED", S("b", "51"))},
 };
 
