@@ -86,7 +86,7 @@ run() {
   pid=""
 }
 
-echo "controller: --controllers recurringjob,volume at its defaults (workers 2, page size 100)"
+echo "controller: --controllers recurringjob,volume at its defaults (workers 8, page size 100)"
 run "start, cluster to fix"
 # Every RecurringJob has its CronJob; every volume has a job label and no legacy list.
 rjs=$(kc get recurringjobs.longhorn.io -n "$ns" -o name | wc -l)

@@ -27,7 +27,7 @@
 typedef struct cw_ctrl_config {
     cw_kube_client *kube;    /* borrowed */
     const char *controllers; /* --controllers (cw_reconcilers_select); NULL: the defaults */
-    size_t workers;          /* per reconciler; 0: 2 */
+    size_t workers;          /* per reconciler; 0: 2 (the command passes --workers, 8) */
     int leader_elect;
     const char *lease_namespace, *lease_name, *identity; /* identity NULL: pod/host + pid */
     double lease_duration, renew_deadline, retry_period; /* seconds; 0: 15, 10, 2 */
