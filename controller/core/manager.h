@@ -44,6 +44,9 @@ typedef struct cw_ctrl_config {
     const char *oadp_namespace;        /* --oadp-namespace: Velero objects of non-admin users */
     json_object *enforce_backup_spec;  /* --enforce-backup-spec: a Velero BackupSpec, or NULL */
     json_object *enforce_restore_spec; /* --enforce-restore-spec: a Velero RestoreSpec, or NULL */
+    /* backup-queue */
+    long long concurrent_backups; /* --concurrent-backups: at most this many running; 0: 1 */
+    double queue_resync;          /* --queue-resync, seconds; 0: 60 */
 } cw_ctrl_config;
 
 /* One enabled reconciler and what the manager made for it. */

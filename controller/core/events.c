@@ -1,0 +1,83 @@
+#include "controller/core/events.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cron/tz.h"
+#include "lib/json.h"
+
+/* Adds key: a copy of obj's member at path, when there is one. */
+static int copy_member(json_object *dst, const char *key, json_object *src, const char *path)
+{
+    json_object *v = cw_json_path(src, path);
+    if (!v)
+        return 0;
+    return json_object_object_add(dst, key, json_object_get(v));
+}
+
+/* A new object added to parent under key, or NULL (out of memory). */
+static json_object *child(json_object *parent, const char *key)
+{
+    json_object *c = json_object_new_object();
+    if (c && json_object_object_add(parent, key, c)) {
+        json_object_put(c);
+        c = NULL;
+    }
+    return c;
+}
+
+int cw_ctrl_event_build(json_object *obj, const char *type, const char *reason, const char *message,
+                        int64_t now_ms, json_object **out, cw_error *err)
+{
+    const char *name = cw_json_path_string(obj, "metadata.name");
+    char evname[320], when[CW_TZ_RFC3339_MAX];
+    int rc = CW_ENOMEM;
+    *out = NULL;
+    if (!name || !*name)
+        return cw_error_set(err, CW_EINVAL, "event %s: the object has no metadata.name", reason);
+    /* client-go's name: unique per object and instant, so two replicas never collide. */
+    snprintf(evname, sizeof(evname), "%.250s.%" PRIx64, name, (uint64_t)now_ms * 1000000u);
+    cw_tz_format_rfc3339(now_ms / 1000, 0, when, sizeof(when));
+    json_object *ev = json_object_new_object();
+    json_object *m = ev ? child(ev, "metadata") : NULL;
+    json_object *i = m ? child(ev, "involvedObject") : NULL;
+    json_object *s = i ? child(ev, "source") : NULL;
+    if (!s || json_object_object_add(ev, "apiVersion", json_object_new_string("v1")) ||
+        json_object_object_add(ev, "kind", json_object_new_string("Event")) ||
+        json_object_object_add(m, "name", json_object_new_string(evname)) ||
+        copy_member(m, "namespace", obj, "metadata.namespace") ||
+        copy_member(i, "apiVersion", obj, "apiVersion") || copy_member(i, "kind", obj, "kind") ||
+        copy_member(i, "name", obj, "metadata.name") ||
+        copy_member(i, "namespace", obj, "metadata.namespace") ||
+        copy_member(i, "uid", obj, "metadata.uid") ||
+        copy_member(i, "resourceVersion", obj, "metadata.resourceVersion") ||
+        json_object_object_add(ev, "type", json_object_new_string(type)) ||
+        json_object_object_add(ev, "reason", json_object_new_string(reason)) ||
+        json_object_object_add(ev, "message", json_object_new_string(message)) ||
+        json_object_object_add(s, "component", json_object_new_string(CW_CTRL_EVENT_COMPONENT)) ||
+        json_object_object_add(ev, "firstTimestamp", json_object_new_string(when)) ||
+        json_object_object_add(ev, "lastTimestamp", json_object_new_string(when)) ||
+        json_object_object_add(ev, "count", json_object_new_int(1)) ||
+        json_object_object_add(ev, "reportingComponent",
+                               json_object_new_string(CW_CTRL_EVENT_COMPONENT)))
+        goto done;
+    *out = ev;
+    ev = NULL;
+    rc = CW_OK;
+done:
+    json_object_put(ev);
+    return rc == CW_OK ? CW_OK : cw_error_oom(err);
+}
+
+int cw_ctrl_event_post(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
+                       const char *message, int64_t now_ms, cw_error *err)
+{
+    json_object *ev = NULL;
+    int rc = cw_ctrl_event_build(obj, type, reason, message, now_ms, &ev, err);
+    if (rc == CW_OK) {
+        cw_kube_resource r = {"", "v1", "events", cw_json_path_string(obj, "metadata.namespace")};
+        rc = cw_kube_create(kube, &r, ev, NULL, NULL, err);
+    }
+    json_object_put(ev);
+    return rc;
+}
