@@ -517,9 +517,9 @@ int cw_bqctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error 
                CW_LS("backup", a.refused.items[i]));
     res->outcome = outcome_of(&a);
     for (size_t i = 0; i < a.nwrites; i++) {
-        if (i == a.ndequeues && a.ndequeues)
-            cw_failpoint("backupqueue-dequeued"); /* e2e: a crash before the renumbering */
         rc = apply_write(s, key, &a.writes[i], &by_name, err);
+        if (rc == CW_OK && i + 1 == a.ndequeues)
+            cw_failpoint("backupqueue-dequeued"); /* e2e: a crash before the renumbering */
         if (rc == CW_ENOTFOUND) {
             rc = CW_OK; /* deleted meanwhile: its watch event brings the key back */
             continue;
