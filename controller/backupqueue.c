@@ -37,16 +37,8 @@ void cw_bqctl_actions_init(cw_bqctl_actions *a)
 
 void cw_bqctl_actions_free(cw_bqctl_actions *a)
 {
-    for (size_t i = 0; i < a->nwrites; i++) {
-        free(a->writes[i].name);
-        free(a->writes[i].resource_version);
-        json_object_put(a->writes[i].patch);
-    }
-    for (size_t i = 0; i < a->nwaits; i++) {
-        free(a->waits[i].name);
-        free(a->waits[i].blocker);
+    for (size_t i = 0; i < a->nwaits; i++)
         free(a->waits[i].namespace);
-    }
     free(a->writes);
     free(a->waits);
     cw_strlist_free(&a->refused);
@@ -194,37 +186,51 @@ static int claim(decision *d, const item *it)
 static int add_write(cw_bqctl_actions *a, cw_bqctl_kind kind, const item *it, int64_t position,
                      double waited)
 {
-    if (cw_grow((void **)&a->writes, &a->capwrites, a->nwrites, sizeof(*a->writes), 16) != CW_OK)
+    if (cw_grow((void **)&a->writes, &a->capwrites, a->nwrites, sizeof(*a->writes), 64) != CW_OK)
         return CW_ENOMEM;
-    cw_bqctl_write *w = &a->writes[a->nwrites];
-    memset(w, 0, sizeof(*w));
-    w->kind = kind;
-    w->position = position;
-    w->old_position = it->position;
-    w->waited = waited;
-    w->name = strdup(it->name);
-    w->resource_version = strdup(it->rv ? it->rv : "");
+    a->writes[a->nwrites++] = (cw_bqctl_write){
+        .kind = kind,
+        .name = it->name,
+        .resource_version = it->rv ? it->rv : "",
+        .position = position,
+        .old_position = it->position,
+        .waited = waited,
+    };
+    return CW_OK;
+}
+
+int cw_bqctl_write_patch(const cw_bqctl_write *w, json_object **out, cw_error *err)
+{
     json_object *p = json_object_new_object(), *meta = json_object_new_object(),
                 *status = json_object_new_object();
-    int bad = !w->name || !w->resource_version || !p || !meta || !status;
+    int bad = !p || !meta || !status;
+    *out = NULL;
     if (!bad) {
-        json_object_object_add(p, "metadata", meta);
-        json_object_object_add(p, "status", status);
-        meta = status = NULL;
-        json_object *m = cw_json_member(p, "metadata"), *s = cw_json_member(p, "status");
+        bad = json_object_object_add(p, "metadata", meta);
+        meta = bad ? meta : NULL;
+    }
+    if (!bad) {
+        bad = json_object_object_add(p, "status", status);
+        status = bad ? status : NULL;
+    }
+    json_object *m = cw_json_member(p, "metadata"), *s = cw_json_member(p, "status");
+    if (!bad)
         bad = json_object_object_add(m, "resourceVersion",
                                      json_object_new_string(w->resource_version)) ||
-              (kind != CW_BQCTL_RENUMBER &&
-               json_object_object_add(
-                   s, "phase",
-                   json_object_new_string(kind == CW_BQCTL_DEQUEUE ? "ReadyToStart" : "Queued"))) ||
-              json_object_object_add(s, "queuePosition", json_object_new_int64(position));
-    }
+              (w->kind != CW_BQCTL_RENUMBER &&
+               json_object_object_add(s, "phase",
+                                      json_object_new_string(w->kind == CW_BQCTL_DEQUEUE
+                                                                 ? "ReadyToStart"
+                                                                 : "Queued"))) ||
+              json_object_object_add(s, "queuePosition", json_object_new_int64(w->position));
     json_object_put(meta);
     json_object_put(status);
-    w->patch = p;
-    a->nwrites++; /* freed with the actions, complete or not */
-    return bad ? CW_ENOMEM : CW_OK;
+    if (bad) {
+        json_object_put(p);
+        return cw_error_oom(err);
+    }
+    *out = p;
+    return CW_OK;
 }
 
 static int add_wait(cw_bqctl_actions *a, const char *name, const char *blocker, const char *ns)
@@ -232,10 +238,10 @@ static int add_wait(cw_bqctl_actions *a, const char *name, const char *blocker, 
     if (cw_grow((void **)&a->waits, &a->capwaits, a->nwaits, sizeof(*a->waits), 16) != CW_OK)
         return CW_ENOMEM;
     cw_bqctl_wait *w = &a->waits[a->nwaits++];
-    w->name = strdup(name);
-    w->blocker = strdup(blocker);
+    w->name = name;
+    w->blocker = blocker;
     w->namespace = strdup(ns);
-    return w->name && w->blocker && w->namespace ? CW_OK : CW_ENOMEM;
+    return w->namespace ? CW_OK : CW_ENOMEM;
 }
 
 static double waited_s(const item *it, int64_t now_ms)

@@ -37,21 +37,23 @@ typedef enum {
     CW_BQCTL_ENQUEUE,  /* no phase or New -> Queued at a position */
 } cw_bqctl_kind;
 
+/* Strings are borrowed from the backups array given to cw_bqctl_decide: keep it while the
+ * actions are used. A decision builds no JSON (a long queue renumbers thousands of Backups);
+ * cw_bqctl_write_patch makes each write's body when it is sent. */
 typedef struct cw_bqctl_write {
     cw_bqctl_kind kind;
-    char *name;
-    char *resource_version; /* the version decided on; the patch carries it */
-    int64_t position;       /* the new queuePosition (0 for a dequeue) */
-    int64_t old_position;   /* what it was (0: none) */
-    double waited;          /* DEQUEUE: seconds since the Backup was created */
-    json_object *patch;     /* merge patch: metadata.resourceVersion and status */
+    const char *name;
+    const char *resource_version; /* the version decided on; the patch carries it ("" if none) */
+    int64_t position;             /* the new queuePosition (0 for a dequeue) */
+    int64_t old_position;         /* what it was (0: none) */
+    double waited;                /* DEQUEUE: seconds since the Backup was created */
 } cw_bqctl_write;
 
 /* A queued Backup held back by another one whose namespaces overlap. */
 typedef struct cw_bqctl_wait {
-    char *name;
-    char *blocker;   /* the Backup ahead of it (running, or queued ahead) */
-    char *namespace; /* one namespace they share */
+    const char *name;
+    const char *blocker; /* the Backup ahead of it (running, or queued ahead) */
+    char *namespace;     /* one namespace they share (owned) */
 } cw_bqctl_wait;
 
 typedef struct cw_bqctl_actions {
@@ -74,6 +76,10 @@ void cw_bqctl_actions_free(cw_bqctl_actions *a);
  * CW_EINVAL (err names it) for a Backup without metadata.name; CW_ENOMEM. */
 int cw_bqctl_decide(json_object *backups, const cw_strlist *namespaces, const cw_bqctl_config *cfg,
                     int64_t now_ms, cw_bqctl_actions *out, cw_error *err) CW_MUST_CHECK;
+
+/* The merge patch of a write into *out (caller's): metadata.resourceVersion, and status.phase
+ * (ReadyToStart, Queued; not for a renumbering) and status.queuePosition. CW_ENOMEM. */
+int cw_bqctl_write_patch(const cw_bqctl_write *w, json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* 1 for the phases that count as running: InProgress, ReadyToStart. */
 int cw_bqctl_running(const char *phase);

@@ -11,9 +11,10 @@
 #include "lib/json.h"
 #include "lib/log.h"
 
-#define KEY_MAX     600
-#define CATCHUP_MS  50  /* look again this soon while the cache catches up with our writes */
-#define CONFLICT_MS 100 /* after a 409: the fence then waits for the newer version */
+#define KEY_MAX       600
+#define CATCHUP_MS    50  /* look again this soon while the cache catches up with our writes */
+#define CONFLICT_MS   100 /* after a 409: the fence then waits for the newer version */
+#define PREEMPT_EVERY 32  /* renumbering writes between two looks for a freed slot */
 
 static cw_kube_resource backups_res(const char *ns)
 {
@@ -112,6 +113,9 @@ static void on_backup(void *ud, cw_informer_op op, const char *key, json_object 
                       json_object *obj)
 {
     cw_bqctl *s = ud;
+    if (old && cw_bqctl_running(cw_json_path_string(old, "status.phase")) &&
+        (!obj || !cw_bqctl_running(cw_json_path_string(obj, "status.phase"))))
+        atomic_fetch_add(&s->freed, 1); /* a slot: a renumbering in progress gives way */
     if (op == CW_INFORMER_DELETE) {
         const char *phase = cw_json_path_string(old, "status.phase");
         if (cw_bqctl_running(phase) || (phase && !strcmp(phase, "Queued")))
@@ -132,8 +136,10 @@ static void on_namespace(void *ud, cw_informer_op op, const char *key, json_obje
     (void)key;
     (void)old;
     (void)obj;
-    if (op != CW_INFORMER_UPDATE)
+    if (op != CW_INFORMER_UPDATE) {
+        atomic_fetch_add(&((cw_bqctl *)ud)->freed, 1);
         cw_bqctl_enqueue_all(ud);
+    }
 }
 
 int cw_bqctl_enqueue_all(cw_bqctl *s)
@@ -190,6 +196,7 @@ int cw_bqctl_init(cw_bqctl *s, const cw_bqctl_opts *o, cw_error *err)
         s->o.resync = 60;
     if (s->o.decide.concurrency < 1)
         s->o.decide.concurrency = 1;
+    atomic_init(&s->freed, 0);
     pthread_mutex_init(&s->mu, NULL);
     cw_strmap_init(&s->fence);
     cw_strmap_init(&s->posted);
@@ -407,9 +414,15 @@ static int apply_write(cw_bqctl *s, const char *ns, const cw_bqctl_write *w,
     const char *verb = cw_bqctl_kind_name(w->kind);
     char msg[256], waited[48];
     int rc;
-    if ((rc = fence_set(s, ns, w->name, w->resource_version)) != CW_OK)
+    json_object *patch = NULL;
+    if ((rc = cw_bqctl_write_patch(w, &patch, err)) != CW_OK)
+        return rc;
+    if ((rc = fence_set(s, ns, w->name, w->resource_version)) != CW_OK) {
+        json_object_put(patch);
         return cw_error_oom(err);
-    rc = cw_kube_patch(s->o.kube, &r, w->name, CW_KUBE_PATCH_MERGE, w->patch, NULL, NULL, err);
+    }
+    rc = cw_kube_patch(s->o.kube, &r, w->name, CW_KUBE_PATCH_MERGE, patch, NULL, NULL, err);
+    json_object_put(patch);
     count_write(s, verb, rc);
     if (rc != CW_OK && rc != CW_ECONFLICT)
         fence_drop(s, ns, w->name); /* nothing changed that the cache must catch up with */
@@ -494,6 +507,7 @@ int cw_bqctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error 
     cw_strmap_init(&by_name);
     cw_bqctl_actions_init(&a);
 
+    unsigned long freed = atomic_load(&s->freed); /* before the snapshot */
     if (fence_pending(s, key)) {
         res->outcome = "catching-up";
         res->requeue_at_ms = now + CATCHUP_MS;
@@ -517,6 +531,15 @@ int cw_bqctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error 
                CW_LS("backup", a.refused.items[i]));
     res->outcome = outcome_of(&a);
     for (size_t i = 0; i < a.nwrites; i++) {
+        if (i > a.ndequeues && (i - a.ndequeues) % PREEMPT_EVERY == 0 &&
+            atomic_load(&s->freed) != freed) {
+            /* A slot came free while a long queue is renumbered: decide again now, so the next
+             * release does not wait for thousands of position writes (the rest are written by
+             * that decision, which writes what still differs). */
+            res->outcome = "preempted";
+            res->requeue_at_ms = now;
+            goto done;
+        }
         rc = apply_write(s, key, &a.writes[i], &by_name, err);
         if (rc == CW_OK && i + 1 == a.ndequeues)
             cw_failpoint("backupqueue-dequeued"); /* e2e: a crash before the renumbering */

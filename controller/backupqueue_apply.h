@@ -9,11 +9,16 @@
  * is not decided again, so a decision never counts "running" from a cache that has not seen this
  * process's own dequeue. The fence only delays; it is never consulted for what to decide, and a
  * new process starts without one from a freshly listed cache. A 409 fences the Backup the same
- * way (the server holds a newer version), so the next decision is made from a fresh snapshot. */
+ * way (the server holds a newer version), so the next decision is made from a fresh snapshot.
+ *
+ * Releases come before renumbering, and a long renumbering gives way: when a slot comes free
+ * meanwhile, the reconcile stops and decides again at once (the remaining positions are written
+ * by that decision). */
 #ifndef CW_BQCTL_APPLY_H
 #define CW_BQCTL_APPLY_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "controller/backupqueue.h"
 #include "controller/core/informer.h"
@@ -44,6 +49,8 @@ typedef struct cw_bqctl {
     pthread_mutex_t mu;  /* fence and posted */
     cw_strmap fence;     /* "ns/name" -> the resourceVersion before this process wrote it (owned) */
     cw_strmap posted;    /* "ns/name" -> the blocker its last Waiting Event named (owned) */
+    atomic_ulong freed;  /* Backups that left InProgress/ReadyToStart, Namespace changes: a
+                            renumbering in progress stops for a new decision when it moves */
     cw_metric *m_writes; /* cronwarden_controller_backupqueue_writes_total{verb,result} */
     cw_metric *m_queued; /* cronwarden_controller_backupqueue_queued{namespace} */
     cw_metric *m_running; /* cronwarden_controller_backupqueue_running{namespace} */

@@ -180,8 +180,12 @@ static void apply(json_object *backups, const cw_bqctl_actions *a)
         json_object *status = cw_json_member(b, "status");
         assert_string_equal(cw_json_path_string(b, "metadata.resourceVersion"),
                             a->writes[i].resource_version);
-        json_object_object_foreach(cw_json_member(a->writes[i].patch, "status"), k, v)
+        json_object *patch = NULL;
+        cw_error err;
+        assert_int_equal(cw_bqctl_write_patch(&a->writes[i], &patch, &err), CW_OK);
+        json_object_object_foreach(cw_json_member(patch, "status"), k, v)
             json_object_object_add(status, k, json_object_get(v));
+        json_object_put(patch);
         json_object_object_add(cw_json_member(b, "metadata"), "resourceVersion",
                                json_object_new_string("8"));
     }
@@ -379,23 +383,27 @@ static void patches_and_waits(void **state)
     expect_decision(backups, LIVE, 1, "dequeue a 0; renumber b 1; enqueue c 2", "b<a@ns1", 2, 1,
                     "patches", &a);
     assert_int_equal(a.ndequeues, 1);
-    expect_json(a.writes[0].patch,
+    json_object *p[3];
+    cw_error err;
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(cw_bqctl_write_patch(&a.writes[i], &p[i], &err), CW_OK);
+    expect_json(p[0],
                 "{'metadata':{'resourceVersion':'7'},'status':{'phase':'ReadyToStart',"
                 "'queuePosition':0}}",
                 "dequeue patch", "patches");
-    expect_json(a.writes[1].patch,
-                "{'metadata':{'resourceVersion':'7'},'status':{'queuePosition':1}}",
+    expect_json(p[1], "{'metadata':{'resourceVersion':'7'},'status':{'queuePosition':1}}",
                 "renumber patch", "patches");
-    expect_json(a.writes[2].patch,
+    expect_json(p[2],
                 "{'metadata':{'resourceVersion':'7'},'status':{'phase':'Queued',"
                 "'queuePosition':2}}",
                 "enqueue patch", "patches");
     assert_int_equal((long long)a.writes[0].waited, 100); /* NOW - creation */
     assert_int_equal(a.writes[1].old_position, 2);
+    for (int i = 0; i < 3; i++)
+        json_object_put(p[i]);
     cw_bqctl_actions_free(&a);
     json_object_put(backups);
 
-    cw_error err;
     cw_bqctl_config cfg = {.concurrency = 1};
     json_object *nameless = tjson("[{'metadata':{},'status':{'phase':'Queued'}}]");
     cw_bqctl_actions_init(&a);
