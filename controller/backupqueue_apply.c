@@ -144,13 +144,13 @@ static void on_namespace(void *ud, cw_informer_op op, const char *key, json_obje
 
 int cw_bqctl_enqueue_all(cw_bqctl *s)
 {
-    cw_strlist keys;
+    cw_strlist names;
     int rc;
-    cw_strlist_init(&keys);
-    rc = cw_ctrl_store_keys(cw_informer_store(&s->backups), &keys);
-    for (size_t i = 0; rc == CW_OK && i < keys.len; i++)
-        queue_namespace_of(s, keys.items[i]); /* the queue drops repeats */
-    cw_strlist_free(&keys);
+    cw_strlist_init(&names);
+    rc = cw_ctrl_store_index_names(cw_informer_store(&s->backups), &names);
+    for (size_t i = 0; rc == CW_OK && i < names.len; i++)
+        rc = cw_queue_add(s->o.queue, names.items[i]);
+    cw_strlist_free(&names);
     return rc;
 }
 

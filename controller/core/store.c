@@ -204,6 +204,18 @@ static int add_key(void *ud, const char *key, void *value)
     return cw_strlist_add(ud, key) != CW_OK;
 }
 
+int cw_ctrl_store_index_names(cw_ctrl_store *s, cw_strlist *out)
+{
+    size_t from = out->len;
+    pthread_rwlock_rdlock(&s->lock);
+    size_t want = from + s->index.len;
+    cw_strmap_walk(&s->index, add_key, out);
+    pthread_rwlock_unlock(&s->lock);
+    if (out->len - from > 1)
+        qsort(out->items + from, out->len - from, sizeof(char *), cmp_str);
+    return out->len == want ? CW_OK : CW_ENOMEM;
+}
+
 int cw_ctrl_store_keys(cw_ctrl_store *s, cw_strlist *out)
 {
     size_t from = out->len;
