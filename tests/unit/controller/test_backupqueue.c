@@ -264,6 +264,12 @@ static const struct {
          INC("'ns2'")) "," BK("c", "Queued", P(3), "03",
                               INC("'ns3'")) "," BK("d", "Queued", P(4), "04", INC("'ns4'")) "]",
      "dequeue a 0; dequeue b 0; dequeue c 0; renumber d 1", "", 1, 3},
+    {"one slot, two runnable: the one ahead by position goes, not the older one (no Backup "
+     "ahead of the released one is itself runnable)",
+     1,
+     "[" BK("old", "Queued", P(2), "01", INC("'ns1'")) "," BK("ahead", "Queued", P(1), "09",
+                                                              INC("'ns2'")) "]",
+     "dequeue ahead 0; renumber old 1", "", 1, 1},
     {"concurrency below 1 counts as 1", 0,
      "[" BK("a", "Queued", P(1), "01", INC("'ns1'")) "," BK("b", "Queued", P(2), "02",
                                                             INC("'ns2'")) "]",
