@@ -558,6 +558,7 @@ int cw_bqctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error 
         }
         if (rc != CW_OK) {
             res->retry = 1; /* also 403 and 422: with backoff until RBAC or the object is fixed */
+            res->outcome = NULL; /* counted as "error" */
             goto done;
         }
     }
