@@ -148,9 +148,12 @@ static int gather(decision *d, json_object *backups, const cw_strlist *live, cw_
             if (*why && cw_strlist_addf(&out->refused, "%s: %s", lists[l][i].name, why) != CW_OK)
                 return cw_error_oom(err);
         }
-    qsort(d->running, d->nrunning, sizeof(item), cmp_name);
-    qsort(d->queued, d->nqueued, sizeof(item), cmp_queued);
-    qsort(d->fresh, d->nfresh, sizeof(item), cmp_fresh);
+    if (d->nrunning > 1) /* qsort wants an array, even of nothing */
+        qsort(d->running, d->nrunning, sizeof(item), cmp_name);
+    if (d->nqueued > 1)
+        qsort(d->queued, d->nqueued, sizeof(item), cmp_queued);
+    if (d->nfresh > 1)
+        qsort(d->fresh, d->nfresh, sizeof(item), cmp_fresh);
     return CW_OK;
 }
 
