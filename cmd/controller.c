@@ -27,7 +27,8 @@ static struct {
     char *longhorn_namespace, *job_image, *job_service_account, *manager_url, *default_group,
         *name_scheme; /* recurringjob, volume */
     long long max_retain;
-    long long workers;
+    long long workers, concurrent_backups; /* backup-queue */
+    double queue_resync;
     int skip_immediately, leader_elect;
     double lease_duration;
 } o;
@@ -159,6 +160,21 @@ static const cw_opt opts[] = {
      .def = "100",
      .min = 1,
      .max = 250},
+    {.name = "concurrent-backups",
+     .type = CW_OPT_INT,
+     .metavar = "N",
+     .help = "backup-queue: Velero's --concurrent-backups, at most N Backups InProgress or "
+             "ReadyToStart at once (per Backup namespace)",
+     .target = &o.concurrent_backups,
+     .def = "1",
+     .min = 1,
+     .max = 10000},
+    {.name = "queue-resync",
+     .type = CW_OPT_DURATION,
+     .metavar = "DURATION",
+     .help = "backup-queue: decide every queue again this often, besides on changes",
+     .target = &o.queue_resync,
+     .def = "1m"},
     {.name = "metrics-listen",
      .type = CW_OPT_STRING,
      .metavar = "ADDR:PORT",
@@ -291,6 +307,10 @@ int cw_cmd_controller(int argc, char **argv)
         code = cw_cmd_usage_error("controller", err.message);
         goto done;
     }
+    if (o.queue_resync < 1) {
+        code = cw_cmd_usage_error("controller", "--queue-resync must be at least 1s");
+        goto done;
+    }
     if (o.lease_duration < 1) {
         code = cw_cmd_usage_error("controller", "--lease-duration must be at least 1s");
         goto done;
@@ -362,6 +382,8 @@ int cw_cmd_controller(int argc, char **argv)
         .job_service_account = o.job_service_account,
         .manager_url = o.manager_url,
         .name_scheme = (int)scheme,
+        .concurrent_backups = o.concurrent_backups,
+        .queue_resync = o.queue_resync,
     };
     rc = cw_ctrl_init(&ctrl, &cc, &err);
     ctrl_ok = 1; /* cw_ctrl_free undoes a partial init too */
@@ -380,8 +402,10 @@ int cw_cmd_controller(int argc, char **argv)
     cw_log(CW_LOG_INFO, "configuration", CW_LS("server", kcfg.server), CW_LS("config", kcfg.source),
            CW_LS("controllers", enabled), CW_LS("namespace", *o.namespace ? o.namespace : "(all)"),
            CW_LI("workers", o.workers), CW_LB("schedule_skip_immediately", o.skip_immediately),
-           CW_LB("leader_elect", o.leader_elect), CW_LS("lease", LEASE_NAME),
-           CW_LS("lease_namespace", lease_ns), CW_LD("lease_duration_s", o.lease_duration),
+           CW_LI("concurrent_backups", o.concurrent_backups),
+           CW_LD("queue_resync_s", o.queue_resync), CW_LB("leader_elect", o.leader_elect),
+           CW_LS("lease", LEASE_NAME), CW_LS("lease_namespace", lease_ns),
+           CW_LD("lease_duration_s", o.lease_duration),
            CW_LS("identity", cw_leader_identity(&ctrl.leader)),
            CW_LS("metrics_listen", o.metrics_listen), CW_LS("log_level", o.log_level),
            CW_LS("log_format", o.log_format));

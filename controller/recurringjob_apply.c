@@ -168,7 +168,7 @@ int cw_rjctl_init(cw_rjctl *s, const cw_rjctl_opts *o, cw_error *err)
     o = &s->o;
     snprintf(s->cj_api_version, sizeof(s->cj_api_version), "batch/%s", o->cj_version);
     snprintf(s->rj_api_version, sizeof(s->rj_api_version), "longhorn.io/%s", o->rj_version);
-    if ((rc = cw_ctrl_events_init(&s->events, o->kube, "cronwarden-controller", err)) != CW_OK)
+    if ((rc = cw_ctrl_events_init(&s->events, o->kube, err)) != CW_OK)
         return rc;
     if (o->metrics &&
         (rc = cw_metrics_counter(o->metrics, "cronwarden_controller_recurringjob_writes_total",
@@ -365,7 +365,7 @@ static int write_cronjob(cw_rjctl *s, const cw_kube_resource *r, const cw_rjctl_
                      "CronJob %s exists without the labels %s=%s and %s: it is not this job's, "
                      "so no CronJob runs the job; rename or delete that CronJob",
                      name, CW_RJCTL_MANAGED_BY, CW_RJCTL_MANAGED_BY_VALUE, CW_RJCTL_LABEL);
-            cw_ctrl_event(&s->events, rj, "RecurringJob", "Warning", "CronJobNameTaken", msg);
+            cw_ctrl_event_once(&s->events, rj, "Warning", "CronJobNameTaken", msg);
             cw_error_set(err, CW_ECONFLICT, "%s", msg);
         }
     } else {
@@ -417,8 +417,8 @@ int cw_rjctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error 
     delete_extra(s, &r, &a.delete);
     if (a.outcome == CW_RJCTL_INVALID) {
         char *why = cw_strlist_join(&a.problems, "; ");
-        if (cw_ctrl_event(&s->events, rj, "RecurringJob", "Warning", "InvalidRecurringJob",
-                          why ? why : "invalid"))
+        if (cw_ctrl_event_once(&s->events, rj, "Warning", "InvalidRecurringJob",
+                               why ? why : "invalid"))
             cw_log(CW_LOG_WARN, "RecurringJob refused by the policy: no CronJob written",
                    CW_LS("recurringjob", key), CW_LS("problems", why ? why : ""));
         free(why);

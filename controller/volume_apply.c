@@ -199,14 +199,13 @@ static void report(cw_volctl *s, json_object *vol, const cw_volctl_actions *a)
     if (a->outcome == CW_VOLCTL_REFUSED) {
         snprintf(msg, sizeof(msg), "legacy spec.recurringJobs left as they are: %s",
                  what ? what : "");
-        if (cw_ctrl_event(&s->events, vol, "Volume", "Warning", "LegacyRecurringJobsNotMigrated",
-                          msg))
+        if (cw_ctrl_event_once(&s->events, vol, "Warning", "LegacyRecurringJobsNotMigrated", msg))
             cw_log(CW_LOG_WARN, "volume's legacy jobs cannot be migrated", CW_LS("volume", name),
                    CW_LS("problems", what ? what : ""));
     } else if (a->outcome == CW_VOLCTL_MIGRATE) {
         snprintf(msg, sizeof(msg), "legacy spec.recurringJobs migrated to labels %s",
                  what ? what : "");
-        cw_ctrl_event(&s->events, vol, "Volume", "Normal", "LegacyRecurringJobsMigrated", msg);
+        cw_ctrl_event_once(&s->events, vol, "Normal", "LegacyRecurringJobsMigrated", msg);
         cw_log(CW_LOG_INFO, "volume's legacy jobs migrated", CW_LS("volume", name),
                CW_LS("labels", what ? what : ""));
     } else {
@@ -312,7 +311,7 @@ static int op_create(const cw_reconciler_env *env, void **self, cw_error *err)
         .namespace = s->namespace,
         .rj_api_version = s->rj_api_version,
     };
-    if ((rc = cw_ctrl_events_init(&s->events, cfg->kube, "cronwarden-controller", err)) != CW_OK)
+    if ((rc = cw_ctrl_events_init(&s->events, cfg->kube, err)) != CW_OK)
         return rc;
     if (env->metrics &&
         (rc = cw_metrics_counter(env->metrics, "cronwarden_controller_volume_writes_total",

@@ -1,42 +1,121 @@
 #include "controller/core/events.h"
 
+#include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cron/tz.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/json.h"
 #include "lib/log.h"
 
-int cw_ctrl_events_init(cw_ctrl_events *ev, cw_kube_client *kube, const char *component,
-                        cw_error *err)
+/* Adds key: a copy of obj's member at path, when there is one. */
+static int copy_member(json_object *dst, const char *key, json_object *src, const char *path)
+{
+    json_object *v = cw_json_path(src, path);
+    if (!v)
+        return 0;
+    return json_object_object_add(dst, key, json_object_get(v));
+}
+
+/* A new object added to parent under key, or NULL (out of memory). */
+static json_object *child(json_object *parent, const char *key)
+{
+    json_object *c = json_object_new_object();
+    if (c && json_object_object_add(parent, key, c)) {
+        json_object_put(c);
+        c = NULL;
+    }
+    return c;
+}
+
+int cw_ctrl_event_build(json_object *obj, const char *type, const char *reason, const char *message,
+                        int64_t now_ms, json_object **out, cw_error *err)
+{
+    const char *name = cw_json_path_string(obj, "metadata.name");
+    char evname[320], when[CW_TZ_RFC3339_MAX];
+    int rc = CW_ENOMEM;
+    *out = NULL;
+    if (!name || !*name)
+        return cw_error_set(err, CW_EINVAL, "event %s: the object has no metadata.name", reason);
+    /* client-go's name: unique per object and instant, so two replicas never collide. */
+    snprintf(evname, sizeof(evname), "%.250s.%" PRIx64, name, (uint64_t)now_ms * 1000000u);
+    cw_tz_format_rfc3339(now_ms / 1000, 0, when, sizeof(when));
+    json_object *ev = json_object_new_object();
+    json_object *m = ev ? child(ev, "metadata") : NULL;
+    json_object *i = m ? child(ev, "involvedObject") : NULL;
+    json_object *s = i ? child(ev, "source") : NULL;
+    if (!s || json_object_object_add(ev, "apiVersion", json_object_new_string("v1")) ||
+        json_object_object_add(ev, "kind", json_object_new_string("Event")) ||
+        json_object_object_add(m, "name", json_object_new_string(evname)) ||
+        copy_member(m, "namespace", obj, "metadata.namespace") ||
+        copy_member(i, "apiVersion", obj, "apiVersion") || copy_member(i, "kind", obj, "kind") ||
+        copy_member(i, "name", obj, "metadata.name") ||
+        copy_member(i, "namespace", obj, "metadata.namespace") ||
+        copy_member(i, "uid", obj, "metadata.uid") ||
+        copy_member(i, "resourceVersion", obj, "metadata.resourceVersion") ||
+        json_object_object_add(ev, "type", json_object_new_string(type)) ||
+        json_object_object_add(ev, "reason", json_object_new_string(reason)) ||
+        json_object_object_add(ev, "message", json_object_new_string(message)) ||
+        json_object_object_add(s, "component", json_object_new_string(CW_CTRL_EVENT_COMPONENT)) ||
+        json_object_object_add(ev, "firstTimestamp", json_object_new_string(when)) ||
+        json_object_object_add(ev, "lastTimestamp", json_object_new_string(when)) ||
+        json_object_object_add(ev, "count", json_object_new_int(1)) ||
+        json_object_object_add(ev, "reportingComponent",
+                               json_object_new_string(CW_CTRL_EVENT_COMPONENT)))
+        goto done;
+    *out = ev;
+    ev = NULL;
+    rc = CW_OK;
+done:
+    json_object_put(ev);
+    return rc == CW_OK ? CW_OK : cw_error_oom(err);
+}
+
+int cw_ctrl_event_post(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
+                       const char *message, int64_t now_ms, cw_error *err)
+{
+    json_object *ev = NULL;
+    int rc = cw_ctrl_event_build(obj, type, reason, message, now_ms, &ev, err);
+    if (rc == CW_OK) {
+        cw_kube_resource r = {"", "v1", "events", cw_json_path_string(obj, "metadata.namespace")};
+        rc = cw_kube_create(kube, &r, ev, NULL, NULL, err);
+    }
+    json_object_put(ev);
+    return rc;
+}
+
+/* ---- once per (object, reason, message) ---- */
+
+int cw_ctrl_events_init(cw_ctrl_events *ev, cw_kube_client *kube, cw_error *err)
 {
     memset(ev, 0, sizeof(*ev));
     ev->kube = kube;
-    ev->component = component;
     cw_strmap_init(&ev->seen);
     if (pthread_mutex_init(&ev->mu, NULL) != 0)
         return cw_error_oom(err);
+    ev->ok = 1;
     return CW_OK;
 }
 
 void cw_ctrl_events_free(cw_ctrl_events *ev)
 {
-    if (!ev->kube)
+    if (!ev->ok)
         return;
     cw_strmap_free(&ev->seen, NULL);
     pthread_mutex_destroy(&ev->mu);
     memset(ev, 0, sizeof(*ev));
 }
 
-/* 1 when the triple is new (and is now remembered). */
-static int first_time(cw_ctrl_events *ev, const char *key)
+/* 1 when the key is new (and now remembered); forget = 1 removes it instead. */
+static int remember(cw_ctrl_events *ev, const char *key, int forget)
 {
     int fresh = 0;
     pthread_mutex_lock(&ev->mu);
-    if (!cw_strmap_has_s(&ev->seen, key)) {
+    if (forget) {
+        cw_strmap_del_s(&ev->seen, key);
+    } else if (!cw_strmap_has_s(&ev->seen, key)) {
         if (ev->seen.len >= CW_CTRL_EVENTS_MAX) {
             cw_strmap_free(&ev->seen, NULL);
             cw_strmap_init(&ev->seen);
@@ -47,88 +126,24 @@ static int first_time(cw_ctrl_events *ev, const char *key)
     return fresh;
 }
 
-static void forget(cw_ctrl_events *ev, const char *key)
-{
-    pthread_mutex_lock(&ev->mu);
-    cw_strmap_del_s(&ev->seen, key);
-    pthread_mutex_unlock(&ev->mu);
-}
-
-static json_object *event_object(cw_ctrl_events *ev, json_object *obj, const char *kind,
-                                 const char *type, const char *reason, const char *message)
-{
-    const char *name = cw_json_path_string(obj, "metadata.name");
-    const char *ns = cw_json_path_string(obj, "metadata.namespace");
-    const char *uid = cw_json_path_string(obj, "metadata.uid");
-    const char *av = cw_json_path_string(obj, "apiVersion");
-    const char *k = cw_json_path_string(obj, "kind");
-    char ename[300], now[32];
-    int64_t ms = cw_clock_wall_ms();
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    /* client-go's recorder names an Event <object>.<unix nanoseconds in hex>. */
-    snprintf(ename, sizeof(ename), "%.200s.%llx", name ? name : "object",
-             (unsigned long long)ms * 1000000ULL);
-    json_object *e = json_object_new_object(), *io = json_object_new_object();
-    json_object *src = json_object_new_object(), *meta = json_object_new_object();
-    if (!e || !io || !src || !meta) {
-        json_object_put(e);
-        json_object_put(io);
-        json_object_put(src);
-        json_object_put(meta);
-        return NULL;
-    }
-    json_object_object_add(e, "apiVersion", json_object_new_string("v1"));
-    json_object_object_add(e, "kind", json_object_new_string("Event"));
-    json_object_object_add(meta, "name", json_object_new_string(ename));
-    json_object_object_add(meta, "namespace", json_object_new_string(ns ? ns : "default"));
-    json_object_object_add(e, "metadata", meta);
-    if (av)
-        json_object_object_add(io, "apiVersion", json_object_new_string(av));
-    json_object_object_add(io, "kind", json_object_new_string(k ? k : kind));
-    json_object_object_add(io, "name", json_object_new_string(name ? name : ""));
-    if (ns)
-        json_object_object_add(io, "namespace", json_object_new_string(ns));
-    if (uid)
-        json_object_object_add(io, "uid", json_object_new_string(uid));
-    json_object_object_add(e, "involvedObject", io);
-    json_object_object_add(e, "type", json_object_new_string(type));
-    json_object_object_add(e, "reason", json_object_new_string(reason));
-    json_object_object_add(e, "message", json_object_new_string(message));
-    json_object_object_add(src, "component", json_object_new_string(ev->component));
-    json_object_object_add(e, "source", src);
-    json_object_object_add(e, "firstTimestamp", json_object_new_string(now));
-    json_object_object_add(e, "lastTimestamp", json_object_new_string(now));
-    json_object_object_add(e, "count", json_object_new_int(1));
-    return e;
-}
-
-int cw_ctrl_event(cw_ctrl_events *ev, json_object *obj, const char *kind, const char *type,
-                  const char *reason, const char *message)
+int cw_ctrl_event_once(cw_ctrl_events *ev, json_object *obj, const char *type, const char *reason,
+                       const char *message)
 {
     const char *uid = cw_json_path_string(obj, "metadata.uid");
     cw_buf key;
-    cw_buf_init(&key);
-    cw_buf_printf(&key, "%s\n%s\n%s", uid ? uid : "", reason, message);
-    if (cw_buf_error(&key) || !first_time(ev, cw_buf_str(&key))) {
-        cw_buf_free(&key);
-        return 0;
-    }
-    json_object *e = event_object(ev, obj, kind, type, reason, message);
-    cw_kube_resource r = {"", "v1", "events", cw_json_path_string(e, "metadata.namespace")};
     cw_error err;
+    cw_buf_init(&key);
     cw_error_init(&err);
-    int rc = e ? cw_kube_create(ev->kube, &r, e, NULL, NULL, &err) : cw_error_oom(&err);
-    if (rc != CW_OK) {
-        /* Not remembered: the next reconcile tries again. */
-        forget(ev, cw_buf_str(&key));
+    cw_buf_printf(&key, "%s\n%s\n%s", uid ? uid : "", reason, message);
+    int posted = !cw_buf_error(&key) && remember(ev, cw_buf_str(&key), 0);
+    if (posted && cw_ctrl_event_post(ev->kube, obj, type, reason, message, cw_clock_wall_ms(),
+                                     &err) != CW_OK) {
+        remember(ev, cw_buf_str(&key), 1);
         cw_log(CW_LOG_WARN, "could not post an Event", CW_LS("reason", reason),
                CW_LS("object", cw_json_path_string(obj, "metadata.name")),
                CW_LS("error", err.message));
+        posted = 0;
     }
-    json_object_put(e);
     cw_buf_free(&key);
-    return rc == CW_OK;
+    return posted;
 }

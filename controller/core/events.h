@@ -1,34 +1,47 @@
-/* Kubernetes Events (core/v1) about the objects a reconciler keeps right: what `kubectl describe`
- * shows a user next to their object. Each (object uid, reason, message) is posted once per process,
- * so a resync or a retry does not flood the namespace with copies; the set is forgotten when it
- * grows past CW_CTRL_EVENTS_MAX. A failed post is logged and never fails a reconcile. */
+/* Kubernetes Events (core/v1) about the objects a reconciler keeps right, as client-go's
+ * recorder writes them: one Event per call, named "<object>.<hex nanoseconds>", in the object's
+ * namespace, with involvedObject taken from the object. An Event is information for people
+ * (`kubectl describe`), never state: a failed post is the caller's to log, not to retry. */
 #ifndef CW_CTRL_EVENTS_H
 #define CW_CTRL_EVENTS_H
 
 #include <json-c/json.h>
+#include <stdint.h>
+
 #include <pthread.h>
 
 #include "kube/client.h"
 #include "lib/error.h"
 #include "lib/strmap.h"
 
+#define CW_CTRL_EVENT_COMPONENT "cronwarden-controller"
+
+/* The Event object about obj (it needs apiVersion, kind, metadata.name, namespace, uid) into
+ * *out (caller's). type is "Normal" or "Warning"; now_ms wall-clock ms (the Event's name and
+ * times). CW_EINVAL when obj lacks its name; CW_ENOMEM. */
+int cw_ctrl_event_build(json_object *obj, const char *type, const char *reason, const char *message,
+                        int64_t now_ms, json_object **out, cw_error *err) CW_MUST_CHECK;
+/* Builds and creates it (POST /api/v1/namespaces/<ns>/events). */
+int cw_ctrl_event_post(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
+                       const char *message, int64_t now_ms, cw_error *err) CW_MUST_CHECK;
+
+/* Events that say a state, not a step ("this RecurringJob is invalid: ..."), posted once per
+ * (object uid, reason, message) per process, so a resync or a retry does not flood the namespace
+ * with copies; the set is forgotten when it grows past CW_CTRL_EVENTS_MAX. A failed post is logged
+ * and not remembered (the next reconcile tries again); it never fails a reconcile. */
 #define CW_CTRL_EVENTS_MAX 10000
 
 typedef struct cw_ctrl_events {
-    cw_kube_client *kube;  /* borrowed */
-    const char *component; /* source.component, e.g. "cronwarden-controller" */
+    cw_kube_client *kube; /* borrowed */
     pthread_mutex_t mu;
     cw_strmap seen; /* "uid\nreason\nmessage" -> (void *)1 */
+    int ok;
 } cw_ctrl_events;
 
-int cw_ctrl_events_init(cw_ctrl_events *ev, cw_kube_client *kube, const char *component,
-                        cw_error *err) CW_MUST_CHECK;
+int cw_ctrl_events_init(cw_ctrl_events *ev, cw_kube_client *kube, cw_error *err) CW_MUST_CHECK;
 void cw_ctrl_events_free(cw_ctrl_events *ev);
-
-/* Posts an Event of type "Normal" or "Warning" about obj (its apiVersion, kind when given, else
- * `kind`, metadata name/namespace/uid). Returns 1 when posted, 0 when it was posted before (or
- * the post failed: logged). */
-int cw_ctrl_event(cw_ctrl_events *ev, json_object *obj, const char *kind, const char *type,
-                  const char *reason, const char *message);
+/* 1 when posted now, 0 when posted before (or the post failed: logged). */
+int cw_ctrl_event_once(cw_ctrl_events *ev, json_object *obj, const char *type, const char *reason,
+                       const char *message);
 
 #endif

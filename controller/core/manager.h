@@ -50,6 +50,9 @@ typedef struct cw_ctrl_config {
     const char *job_service_account; /* --job-service-account */
     const char *manager_url;         /* --manager-url */
     int name_scheme;                 /* --name-scheme (cw_names_scheme) for migrated volumes */
+    /* backup-queue */
+    long long concurrent_backups; /* --concurrent-backups: at most this many running; 0: 1 */
+    double queue_resync;          /* --queue-resync, seconds; 0: 60 */
 } cw_ctrl_config;
 
 /* One enabled reconciler and what the manager made for it. */

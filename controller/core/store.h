@@ -46,10 +46,10 @@ int cw_ctrl_store_version(cw_ctrl_store *s, const char *key, char *out, size_t o
 int cw_ctrl_store_by_index(cw_ctrl_store *s, const char *ikey, json_object **array);
 /* Object keys under index key `ikey` (appended to out, sorted). */
 int cw_ctrl_store_index_keys(cw_ctrl_store *s, const char *ikey, cw_strlist *out);
+/* Every index key that has objects (appended to out, sorted): e.g. the namespaces with Backups. */
+int cw_ctrl_store_index_names(cw_ctrl_store *s, cw_strlist *out);
 /* Every object key (appended to out, sorted). */
 int cw_ctrl_store_keys(cw_ctrl_store *s, cw_strlist *out);
-/* Every index key that holds at least one object (appended to out, sorted). */
-int cw_ctrl_store_index_names(cw_ctrl_store *s, cw_strlist *out);
 size_t cw_ctrl_store_len(cw_ctrl_store *s);
 
 #endif

@@ -321,6 +321,12 @@ static void store_index(void **state)
                 "index v/y", "store");
     json_object_put(arr);
     assert_int_equal(cw_ctrl_store_len(&st), 3);
+    cw_strlist names; /* index keys with objects: v/x went with its last one */
+    cw_strlist_init(&names);
+    assert_int_equal(cw_ctrl_store_index_names(&st, &names), CW_OK);
+    assert_int_equal(names.len, 1);
+    assert_string_equal(names.items[0], "v/y");
+    cw_strlist_free(&names);
     cw_ctrl_store_free(&st);
 }
 
