@@ -101,16 +101,7 @@ static int as_volume(cw_volctl *s, json_object *vol)
 static json_object *rj_slim(void *ud, json_object *obj)
 {
     cw_volctl *s = ud;
-    json_object *o = NULL;
-    if (cw_json_copy(obj, &o) != CW_OK)
-        return NULL;
-    json_object_object_del(o, "status");
-    json_object_object_del(cw_json_member(o, "metadata"), "managedFields");
-    if (!cw_json_member(o, "apiVersion"))
-        json_object_object_add(o, "apiVersion", json_object_new_string(s->rj_api_version));
-    if (!cw_json_member(o, "kind"))
-        json_object_object_add(o, "kind", json_object_new_string("RecurringJob"));
-    return o;
+    return cw_informer_copy_spec(obj, s->rj_api_version, "RecurringJob");
 }
 
 /* Every RecurringJob under its namespace: the plan of a volume sees them all. */

@@ -38,6 +38,23 @@ int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_err
     return CW_OK;
 }
 
+json_object *cw_informer_copy_spec(json_object *obj, const char *api_version, const char *kind)
+{
+    json_object *o = NULL;
+    if (cw_json_copy(obj, &o) != CW_OK || !o)
+        return NULL;
+    json_object_object_del(o, "status");
+    json_object_object_del(cw_json_member(o, "metadata"), "managedFields");
+    if ((!cw_json_member(o, "apiVersion") &&
+         json_object_object_add(o, "apiVersion", json_object_new_string(api_version))) ||
+        (!cw_json_member(o, "kind") &&
+         json_object_object_add(o, "kind", json_object_new_string(kind)))) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}
+
 int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *err)
 {
     memset(inf, 0, sizeof(*inf));

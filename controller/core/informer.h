@@ -31,6 +31,10 @@ typedef void (*cw_informer_handler_fn)(void *ud, cw_informer_op op, const char *
  * means out of memory. */
 typedef json_object *(*cw_informer_transform_fn)(void *ud, json_object *obj);
 
+/* A transform's common start: a deep copy of obj without status and metadata.managedFields, with
+ * apiVersion and kind set when obj lacks them (items of a LIST may). NULL: out of memory. */
+json_object *cw_informer_copy_spec(json_object *obj, const char *api_version, const char *kind);
+
 /* Families shared by every informer of a process (label: resource). */
 typedef struct cw_informer_metrics {
     cw_metric *events;       /* cronwarden_controller_informer_events_total{resource,type} */
