@@ -39,6 +39,21 @@ void cw_cmd_trim_heap(void);
  * each arena's high-water mark. n arenas bound that (bench/README.md, the controller's figures). */
 void cw_cmd_limit_arenas(int n);
 
+/* Option rows that mean the same in every command that has them (lib/opts.h). */
+#define CW_CMD_OPT_MAX_RETAIN(tgt)                                                                 \
+    {                                                                                              \
+        .name = "max-retain", .type = CW_OPT_INT, .metavar = "N",                                  \
+        .help = "highest retain a RecurringJob may have (Longhorn's recurring-job-max-retention)", \
+        .target = (tgt), .def = "100", .min = 1, .max = 250                                        \
+    }
+#define CW_CMD_OPT_NAME_SCHEME(what, tgt)                                                          \
+    {                                                                                              \
+        .name = "name-scheme", .type = CW_OPT_ENUM,                                                \
+        .help = what "RecurringJob names of migrated legacy jobs: xxh32, or longhorn (Longhorn "   \
+                     "1.2's FNV names)",                                                           \
+        .target = (tgt), .def = "xxh32", .choices = "xxh32|longhorn"                               \
+    }
+
 /* The default policy with the system's zone database (policy->tzdb points at *tzdb); the
  * caller sets its flags. On failure nothing is left to free. */
 int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err) CW_MUST_CHECK;
