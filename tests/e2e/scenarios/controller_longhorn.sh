@@ -28,7 +28,7 @@ assert_ok kc create rolebinding cronwarden-controller-user -n "$LEASE_NS" --role
 # ctl NAME [VAR=VALUE...]: a controller replica as user controller, in the background.
 ctl() {
   local name=$1; shift
-  e2e_bg "$name" env "$@" "$CW_BINARY" controller --controllers recurringjob,volume --name-scheme longhorn \
+  e2e_bg "$name" env "$@" "$CW_BINARY" controller --controllers "${CONTROLLERS:-recurringjob,volume}" --name-scheme longhorn \
     --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" --leader-election-namespace "$LEASE_NS" \
     --lease-duration 3s --metrics-listen 127.0.0.1:0 --log-level debug
 }
@@ -206,6 +206,25 @@ wait_for 20 "every key reconciled" eval '[ "$(metric_sum ctl3 cronwarden_control
 sleep 2
 assert_eq "$(metric_sum ctl3 cronwarden_controller_recurringjob_writes_total)" 0 "recurringjob writes after a restart in sync"
 assert_eq "$(metric_sum ctl3 cronwarden_controller_volume_writes_total)" 0 "volume writes after a restart in sync"
+
+e2e_step "migrate --wait-for-controller finds the controller's CronJob by its label"
+e2e_stop ctl3
+CONTROLLERS=recurringjob ctl ctl4
+wait_for 30 "ctl4 to lead" grep -q 'became the leader' "$(log_of ctl4)"
+kc apply -n "$LH" -f - >/dev/null <<'EOF2'
+apiVersion: longhorn.io/v1beta1
+kind: Volume
+metadata: {name: legacy2}
+spec:
+  numberOfReplicas: 1
+  recurringJobs:
+  - {name: nightly, task: backup, cron: "5 5 * * *", retain: 3}
+EOF2
+assert_ok cw migrate --kubeconfig "$CW_E2E_DIR/kubeconfig" --name-scheme longhorn --wait-for-controller --wait-timeout 30s
+case $E2E_OUT in *"not ready in time"*) e2e_fail "migrate did not see the CronJob: $E2E_OUT" ;; esac
+new_job=$(kc get volumes.v1beta1.longhorn.io -n "$LH" legacy2 -o json | jq -r '.metadata.labels | keys[] | select(startswith("recurring-job.longhorn.io/")) | sub("recurring-job.longhorn.io/"; "")')
+[ -n "$new_job" ] || e2e_fail "legacy2 was not migrated"
+has_cj "$new_job" || e2e_fail "no CronJob for $new_job"
 
 e2e_step "the role refuses what the controller never does"
 assert_fails --match forbidden kc_as controller get secrets -n "$LH"
