@@ -17,7 +17,7 @@ e2e_log "cronwarden version: $E2E_OUT"
 
 e2e_step "server-side dry run of crds/ stores nothing"
 mapfile -t CRDS < <(crd_names)
-assert_eq 8 "${#CRDS[@]}" "number of CRDs in crds/"
+assert_eq 9 "${#CRDS[@]}" "number of CRDs in crds/"
 if [ "$CW_E2E_EXTERNAL" != 1 ]; then
   assert_ok kc apply --dry-run=server -k "$CW_SOURCE_DIR/crds"
   dry=$E2E_OUT
