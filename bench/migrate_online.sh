@@ -10,5 +10,5 @@ trap '"$root/tests/e2e/cluster.sh" down "$dir" >/dev/null 2>&1; rm -rf "$dir"' E
 . "$dir/env"
 "$CW_KUBECTL" apply -k "$root/crds" >/dev/null
 "$CW_KUBECTL" wait --for=condition=Established crd/volumes.longhorn.io crd/recurringjobs.longhorn.io >/dev/null
-[ $# -gt 0 ] || set -- 2000 10000
+[ $# -gt 0 ] || set -- 2000
 "$build/bench/bench_migrate_online" "$dir/kubeconfig" "$@"
