@@ -44,6 +44,8 @@ int cw_bench_run_to(char *const argv[], const char *out_path, const char *err_pa
         return -1;
     out->seconds = cw_bench_now() - t0;
     out->max_rss_kib = ru.ru_maxrss;
+    out->cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     out->status = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
     return 0;
 }

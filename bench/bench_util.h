@@ -8,7 +8,8 @@
 double cw_bench_now(void); /* monotonic seconds */
 
 typedef struct cw_bench_child {
-    double seconds; /* wall time */
+    double seconds;     /* wall time */
+    double cpu_seconds; /* user + system CPU (steadier than wall time on a shared machine) */
     long max_rss_kib;
     int status; /* exit code, or -signal */
 } cw_bench_child;

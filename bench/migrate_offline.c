@@ -149,7 +149,7 @@ int main(int argc, char **argv)
             char bbin[4200];
             snprintf(bbin, sizeof(bbin), "%s", base);
             char *bargv[] = {bbin, "migrate", "--from-file", path, "-o", "json", NULL};
-            double ts[2][3], rs[2][3], ratio[3];
+            double ts[2][3], rs[2][3], cs[2][3], ratio[3], cratio[3];
             for (int r = 0; r < 3; r++) {
                 for (int k = 0; k < 2; k++) {
                     int which = (k + r) % 2; /* alternate who goes first */
@@ -161,21 +161,26 @@ int main(int argc, char **argv)
                     }
                     ts[which][r] = c2.seconds;
                     rs[which][r] = c2.max_rss_kib / 1024.0;
+                    cs[which][r] = c2.cpu_seconds;
                 }
                 ratio[r] = ts[1][r] / ts[0][r];
+                cratio[r] = cs[1][r] / cs[0][r];
             }
             const char *who[2] = {"this build", "baseline"};
             for (int k = 0; k < 2; k++) {
-                double lo, md, hi, rlo, rmd, rhi;
+                double lo, md, hi, rlo, rmd, rhi, clo, cmd, chi;
                 cw_bench_spread(ts[k], 3, &lo, &md, &hi);
                 cw_bench_spread(rs[k], 3, &rlo, &rmd, &rhi);
-                printf("  cli %-10s %ld volumes: %.3f / %.3f / %.3f s, peak RSS %.1f / %.1f / "
-                       "%.1f MiB (min / median / max of 3)\n",
-                       who[k], sizes[s], lo, md, hi, rlo, rmd, rhi);
+                cw_bench_spread(cs[k], 3, &clo, &cmd, &chi);
+                printf("  cli %-10s %ld volumes: wall %.3f / %.3f / %.3f s, CPU %.3f / %.3f / "
+                       "%.3f s, peak RSS %.1f / %.1f / %.1f MiB (min / median / max of 3)\n",
+                       who[k], sizes[s], lo, md, hi, clo, cmd, chi, rlo, rmd, rhi);
             }
-            double lo, md, hi;
+            double lo, md, hi, clo, cmd, chi;
             cw_bench_spread(ratio, 3, &lo, &md, &hi);
-            printf("  baseline / this build: %.2f / %.2f / %.2f\n", lo, md, hi);
+            cw_bench_spread(cratio, 3, &clo, &cmd, &chi);
+            printf("  baseline / this build: wall %.2f / %.2f / %.2f, CPU %.2f / %.2f / %.2f\n", lo,
+                   md, hi, clo, cmd, chi);
             fflush(stdout);
         }
     }

@@ -292,6 +292,35 @@ static void scan_log(const char *path, long *requests, int *apf)
         fclose(f);
 }
 
+/* CPU seconds the API server and etcd have used so far (CW_BENCH_SERVER_PIDS: their PIDs). */
+static double server_cpu(void)
+{
+    const char *pids = getenv("CW_BENCH_SERVER_PIDS");
+    double total = 0;
+    long tck = sysconf(_SC_CLK_TCK);
+    for (const char *p = pids; p && *p;) {
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+        char path[64], buf[2048];
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *q = strrchr(buf, ')'); /* fields after the command name */
+        unsigned long long ut = 0, st = 0;
+        if (q &&
+            sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2)
+            total += (double)(ut + st) / (double)tck;
+    }
+    return total;
+}
+
 static int measure(int argc, char **argv)
 {
     char self[4096];
@@ -307,7 +336,7 @@ static int measure(int argc, char **argv)
     fflush(stdout);
     for (int a = 2; a < argc; a++) {
         size_t n = (size_t)atol(argv[a]);
-        double secs[NV][16], rss[NV][16], reqs[2][16];
+        double secs[NV][16], rss[NV][16], reqs[2][16], cpu[NV][16];
         int apf = -1;
         for (int r = 0; r < rounds && r < 16; r++) {
             char ns[NV][64], nbuf[32], logf[NV][128];
@@ -349,6 +378,7 @@ static int measure(int argc, char **argv)
                                     : v == V_BASE   ? ba
                                                     : fl;
                 cw_bench_child c;
+                double cpu0 = server_cpu();
                 if (cw_bench_run_to(args, "/dev/null", logf[v], &c) ||
                     (v <= V_EQUAL ? c.status > 1 : c.status)) {
                     fprintf(stderr, "bench: %s failed (%d), see %s\n", vnames[v], c.status,
@@ -356,6 +386,7 @@ static int measure(int argc, char **argv)
                     return 1;
                 }
                 secs[v][r] = c.seconds;
+                cpu[v][r] = (server_cpu() - cpu0) * 1000.0 / (double)n;
                 rss[v][r] = c.max_rss_kib / 1024.0;
                 if (v <= V_EQUAL) {
                     long q;
@@ -386,8 +417,8 @@ static int measure(int argc, char **argv)
                apf < 0 ? "?"
                : apf   ? "yes"
                        : "no");
-        printf("  %-30s %24s %24s %22s %12s\n", "", "seconds", "volumes/s", "peak RSS MiB",
-               "requests/vol");
+        printf("  %-30s %24s %24s %22s %12s %22s\n", "", "seconds", "volumes/s", "peak RSS MiB",
+               "requests/vol", "server CPU ms/vol");
         const char *label[NV] = {"cronwarden, defaults", "cronwarden, QPS/Burst 1000",
                                  "Longhorn 1.2 baseline", "writes only (floor)"};
         for (int v = 0; v < NV; v++) {
@@ -401,11 +432,14 @@ static int measure(int argc, char **argv)
             cw_bench_spread(rss[v], (size_t)m, &rlo, &rmd, &rhi);
             if (v <= V_EQUAL)
                 cw_bench_spread(reqs[v], (size_t)m, &qlo, &qmd, &qhi);
+            double clo, cmd, chi;
+            cw_bench_spread(cpu[v], (size_t)m, &clo, &cmd, &chi);
             char q[32] = "-";
             if (v <= V_EQUAL)
                 snprintf(q, sizeof(q), "%.3f", qmd);
-            printf("  %-30s %7.2f %7.2f %7.2f  %7.0f %7.0f %7.0f  %6.1f %6.1f %6.1f %12s\n",
-                   label[v], lo, md, hi, vlo, vmd, vhi, rlo, rmd, rhi, q);
+            printf("  %-30s %7.2f %7.2f %7.2f  %7.0f %7.0f %7.0f  %6.1f %6.1f %6.1f %12s  %6.2f "
+                   "%6.2f %6.2f\n",
+                   label[v], lo, md, hi, vlo, vmd, vhi, rlo, rmd, rhi, q, clo, cmd, chi);
         }
         for (int k = 0; k < 2; k++) {
             double lo, md, hi;
