@@ -140,6 +140,12 @@ int cw_kube_patch(cw_kube_client *c, const cw_kube_resource *r, const char *name
                   json_object **out, cw_error *err) CW_MUST_CHECK;
 int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *name,
                    const cw_kube_delete_opts *d, json_object **out, cw_error *err) CW_MUST_CHECK;
+/* DELETE on the collection: every object the label selector (required) matches, in one request.
+ * *out is the List of what was deleted (or marked for a foreground deletion). preconditions do
+ * not apply to a collection. */
+int cw_kube_delete_collection(cw_kube_client *c, const cw_kube_resource *r,
+                              const char *label_selector, const cw_kube_delete_opts *d,
+                              json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* ---- discovery ---- */
 

@@ -264,7 +264,7 @@ static void writes_carry_dry_run_and_methods(void **state)
 {
     (void)state;
     SCRIPT({201, "{}"}, {200, "{}"}, {200, "{}"}, {200, "{}"}, {200, "{}"}, {200, "{}"},
-           {200, "{}"});
+           {200, "{}"}, {200, "{\"kind\":\"ConfigMapList\",\"items\":[]}"});
     cw_kube_client_opts o;
     cw_kube_client_opts_init(&o);
     o.dry_run = 1;
@@ -285,6 +285,12 @@ static void writes_carry_dry_run_and_methods(void **state)
     assert_int_equal(cw_kube_delete(c, &CM, "c", &d, NULL, &err), CW_OK);
     assert_int_equal(cw_kube_get(c, &CM, "c", NULL, &err), CW_OK);
     assert_int_equal(cw_kube_request(c, "GET", "/version", NULL, NULL, NULL, &err), CW_OK);
+    json_object *gone = NULL;
+    assert_int_equal(cw_kube_delete_collection(c, &CM, "longhornvolume in (a,b)", &d, &gone, &err),
+                     CW_OK);
+    assert_string_equal(cw_json_path_string(gone, "kind"), "ConfigMapList");
+    json_object_put(gone);
+    assert_int_equal(cw_kube_delete_collection(c, &CM, "", &d, NULL, &err), CW_EINVAL);
     static const char *want[][2] = {
         {"POST", "/api/v1/namespaces/ns/configmaps?dryRun=All&fieldManager=cronwarden"},
         {"PUT", "/api/v1/namespaces/ns/configmaps/c?dryRun=All"},
@@ -293,6 +299,9 @@ static void writes_carry_dry_run_and_methods(void **state)
         {"DELETE", "/api/v1/namespaces/ns/configmaps/c?dryRun=All"},
         {"GET", "/api/v1/namespaces/ns/configmaps/c"},
         {"GET", "/version"},
+        {"DELETE",
+         "/api/v1/namespaces/ns/configmaps?labelSelector=longhornvolume%20in%20%28a%2Cb%29&"
+         "dryRun=All"},
     };
     for (size_t i = 0; i < N(want); i++) {
         assert_string_equal(s.methods[i], want[i][0]);
