@@ -492,6 +492,29 @@ static int cmp_by_volume(const void *x, const void *y, void *ud)
     return r ? r : strcmp(a->name, b->name);
 }
 
+size_t cw_apply_cronjob_batches(const cw_plan *p, const size_t *idx, size_t m, size_t max_volumes,
+                                size_t max_bytes, size_t *start)
+{
+    size_t nb = 0, vols = 0, bytes = 0;
+    for (size_t k = 0; k < m; k++) {
+        const cw_plan_cronjob *cj = &p->cronjobs[idx[k]],
+                              *prev = k ? &p->cronjobs[idx[k - 1]] : NULL;
+        int new_ns = !prev || strcmp(prev->namespace, cj->namespace) != 0;
+        int new_vol = new_ns || strcmp(prev->volume, cj->volume) != 0;
+        size_t len = strlen(cj->volume) + 1;
+        if (new_ns || (new_vol && (vols >= max_volumes || bytes + len > max_bytes))) {
+            start[nb++] = k;
+            vols = bytes = 0;
+        }
+        if (new_vol) {
+            vols++;
+            bytes += len;
+        }
+    }
+    start[nb] = m;
+    return nb;
+}
+
 static int run_cronjobs(cw_apply *a, cw_plan *p, cw_error *err)
 {
     size_t n = 0, m = 0, nb = 0;
@@ -517,25 +540,7 @@ static int run_cronjobs(cw_apply *a, cw_plan *p, cw_error *err)
         free(idx);
         return cw_error_oom(err);
     }
-    /* Batches: one namespace, at most CRON_BATCH_VOLUMES volumes and CRON_BATCH_SELECTOR bytes. */
-    size_t vols = 0, bytes = 0;
-    for (size_t k = 0; k < m; k++) {
-        const cw_plan_cronjob *cj = &p->cronjobs[idx[k]],
-                              *prev = k ? &p->cronjobs[idx[k - 1]] : NULL;
-        int new_vol = !prev || strcmp(prev->volume, cj->volume) != 0 ||
-                      strcmp(prev->namespace, cj->namespace) != 0;
-        if (!prev || strcmp(prev->namespace, cj->namespace) != 0 ||
-            (new_vol && (vols >= CRON_BATCH_VOLUMES ||
-                         bytes + strlen(cj->volume) + 1 > CRON_BATCH_SELECTOR))) {
-            start[nb++] = k;
-            vols = bytes = 0;
-        }
-        if (new_vol) {
-            vols++;
-            bytes += strlen(cj->volume) + 1;
-        }
-    }
-    start[nb] = m;
+    nb = cw_apply_cronjob_batches(p, idx, m, CRON_BATCH_VOLUMES, CRON_BATCH_SELECTOR, start);
     if (m) {
         cron_ctx c = {a, p, idx, start, 0};
         if (a->cfg.progress)
