@@ -16,14 +16,24 @@ double cw_bench_now(void)
 
 int cw_bench_run(char *const argv[], int quiet, cw_bench_child *out)
 {
+    return cw_bench_run_to(argv, quiet ? "/dev/null" : NULL, NULL, out);
+}
+
+int cw_bench_run_to(char *const argv[], const char *out_path, const char *err_path,
+                    cw_bench_child *out)
+{
     double t0 = cw_bench_now();
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        if (quiet) {
-            int fd = open("/dev/null", O_WRONLY);
+        if (out_path) {
+            int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
             dup2(fd, 1);
+        }
+        if (err_path) {
+            int fd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            dup2(fd, 2);
         }
         execv(argv[0], argv);
         _exit(127);
@@ -34,6 +44,8 @@ int cw_bench_run(char *const argv[], int quiet, cw_bench_child *out)
         return -1;
     out->seconds = cw_bench_now() - t0;
     out->max_rss_kib = ru.ru_maxrss;
+    out->cpu_seconds = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     out->status = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
     return 0;
 }
@@ -54,6 +66,14 @@ static int cmp_double(const void *a, const void *b)
 void cw_bench_sort(double *v, size_t n)
 {
     qsort(v, n, sizeof(*v), cmp_double);
+}
+
+void cw_bench_spread(double *v, size_t n, double *min, double *median, double *max)
+{
+    cw_bench_sort(v, n);
+    *min = n ? v[0] : 0;
+    *max = n ? v[n - 1] : 0;
+    *median = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
 }
 
 double cw_bench_percentile(const double *sorted, size_t n, double p)

@@ -3,7 +3,9 @@
  *   bench_migrate_offline [N ...]       generate, measure, print the table (default 10000 100000)
  *   bench_migrate_offline parse FILE    child: json-c parses the whole file (the floor)
  *   bench_migrate_offline plan FILE     child: load + plan + finish, as `migrate --from-file` does
- * Each figure is the median of 3 runs in a fresh process (peak RSS from wait4). */
+ * Each figure is the median of 3 runs in a fresh process (peak RSS from wait4).
+ * CW_BENCH_BASELINE=BIN: the whole CLI of BIN (an older build) and of this build, 3 alternating
+ * rounds, min / median / max of each and their ratio. */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -142,6 +144,45 @@ int main(int argc, char **argv)
                (double)sizes[s] / l.seconds, p.max_rss_kib / 1024.0, l.max_rss_kib / 1024.0,
                c.max_rss_kib / 1024.0);
         fflush(stdout);
+        const char *base = getenv("CW_BENCH_BASELINE");
+        if (base && *base) {
+            char bbin[4200];
+            snprintf(bbin, sizeof(bbin), "%s", base);
+            char *bargv[] = {bbin, "migrate", "--from-file", path, "-o", "json", NULL};
+            double ts[2][3], rs[2][3], cs[2][3], ratio[3], cratio[3];
+            for (int r = 0; r < 3; r++) {
+                for (int k = 0; k < 2; k++) {
+                    int which = (k + r) % 2; /* alternate who goes first */
+                    cw_bench_child c2;
+                    if (cw_bench_run(which ? bargv : cargv, 1, &c2) != 0 || c2.status < 0 ||
+                        c2.status > 3) {
+                        fprintf(stderr, "bench: %s failed\n", which ? bbin : bin);
+                        return 1;
+                    }
+                    ts[which][r] = c2.seconds;
+                    rs[which][r] = c2.max_rss_kib / 1024.0;
+                    cs[which][r] = c2.cpu_seconds;
+                }
+                ratio[r] = ts[1][r] / ts[0][r];
+                cratio[r] = cs[1][r] / cs[0][r];
+            }
+            const char *who[2] = {"this build", "baseline"};
+            for (int k = 0; k < 2; k++) {
+                double lo, md, hi, rlo, rmd, rhi, clo, cmd, chi;
+                cw_bench_spread(ts[k], 3, &lo, &md, &hi);
+                cw_bench_spread(rs[k], 3, &rlo, &rmd, &rhi);
+                cw_bench_spread(cs[k], 3, &clo, &cmd, &chi);
+                printf("  cli %-10s %ld volumes: wall %.3f / %.3f / %.3f s, CPU %.3f / %.3f / "
+                       "%.3f s, peak RSS %.1f / %.1f / %.1f MiB (min / median / max of 3)\n",
+                       who[k], sizes[s], lo, md, hi, clo, cmd, chi, rlo, rmd, rhi);
+            }
+            double lo, md, hi, clo, cmd, chi;
+            cw_bench_spread(ratio, 3, &lo, &md, &hi);
+            cw_bench_spread(cratio, 3, &clo, &cmd, &chi);
+            printf("  baseline / this build: wall %.2f / %.2f / %.2f, CPU %.2f / %.2f / %.2f\n", lo,
+                   md, hi, clo, cmd, chi);
+            fflush(stdout);
+        }
     }
     printf("plan = load + plan + finish (what --from-file does before reporting);\n"
            "cli = the whole `cronwarden migrate --from-file FILE -o json` with its report.\n");

@@ -225,7 +225,7 @@ static size_t legacy_left(const char *kubeconfig, const char *ns)
 static int ns_create(const char *kubeconfig, const char *ns)
 {
     cw_kube_client *k = client(kubeconfig, 1);
-    char buf[256];
+    char buf[512];
     snprintf(buf, sizeof(buf),
              "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}", ns);
     json_object *o = json_tokener_parse(buf);
@@ -269,6 +269,197 @@ static void patch_one(void *ud, size_t i)
     json_object_put(p);
 }
 
+/* ---- the side-by-side measurement ---- */
+
+enum { V_DEFAULTS, V_EQUAL, V_BASE, V_FLOOR, NV };
+static const char *vnames[NV] = {"defaults", "qps1000", "base", "floor"};
+
+/* From the JSON log of a migrate run: the requests it made and whether the server had APF. */
+static void scan_log(const char *path, long *requests, int *apf)
+{
+    *requests = -1;
+    *apf = -1;
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    while (f && fgets(line, sizeof(line), f)) {
+        const char *r = strstr(line, "\"requests\":");
+        if (strstr(line, "migrate finished") && r)
+            *requests = atol(r + 11);
+        if (strstr(line, "client-side rate limit"))
+            *apf = strstr(line, "\"apf\":true") != NULL;
+    }
+    if (f)
+        fclose(f);
+}
+
+/* CPU seconds the API server and etcd have used so far (CW_BENCH_SERVER_PIDS: their PIDs). */
+static double server_cpu(void)
+{
+    const char *pids = getenv("CW_BENCH_SERVER_PIDS");
+    double total = 0;
+    long tck = sysconf(_SC_CLK_TCK);
+    for (const char *p = pids; p && *p;) {
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        p = end;
+        char path[64], buf[2048];
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *q = strrchr(buf, ')'); /* fields after the command name */
+        unsigned long long ut = 0, st = 0;
+        if (q &&
+            sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) == 2)
+            total += (double)(ut + st) / (double)tck;
+    }
+    return total;
+}
+
+static int measure(int argc, char **argv)
+{
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    self[sl > 0 ? sl : 0] = '\0';
+    char *kc = argv[1];
+    const char *re = getenv("CW_BENCH_ROUNDS");
+    int rounds = re && atoi(re) > 0 ? atoi(re) : 3;
+    printf("online migrate: cronwarden at its defaults and at Longhorn's QPS/Burst 1000, the "
+           "Longhorn 1.2 baseline (GET + full PUT per volume, sequential), and a client that only "
+           "sends the volume merge patches (16 at once, no limit); %d alternating rounds\n",
+           rounds);
+    fflush(stdout);
+    for (int a = 2; a < argc; a++) {
+        size_t n = (size_t)atol(argv[a]);
+        double secs[NV][16], rss[NV][16], reqs[2][16], cpu[NV][16];
+        int apf = -1;
+        for (int r = 0; r < rounds && r < 16; r++) {
+            char ns[NV][64], nbuf[32], logf[NV][128];
+            snprintf(nbuf, sizeof(nbuf), "%zu", n);
+            double t0 = cw_bench_now();
+            for (int v = 0; v < NV; v++) {
+                snprintf(ns[v], sizeof(ns[v]), "bench-%s-%zu-%d", vnames[v], n, r);
+                snprintf(logf[v], sizeof(logf[v]), "/tmp/cw-bench-online-%s.log", vnames[v]);
+                cw_bench_child sc;
+                char *sa[] = {self, "seed", kc, ns[v], nbuf, NULL};
+                if (ns_create(kc, ns[v]) || cw_bench_run(sa, 0, &sc) || sc.status) {
+                    fprintf(stderr, "bench: seeding %s failed\n", ns[v]);
+                    return 1;
+                }
+            }
+            double seed_s = cw_bench_now() - t0;
+            /* Alternate the order from round to round so background load hits all of them. */
+            for (int k = 0; k < NV; k++) {
+                int v = (k + r) % NV;
+                char bin[] = CW_BENCH_CRONWARDEN;
+                char *def[] = {bin,
+                               "migrate",
+                               "--kubeconfig",
+                               kc,
+                               "--namespace",
+                               ns[v],
+                               "--name-scheme",
+                               "longhorn",
+                               "--log-format",
+                               "json",
+                               NULL};
+                char *eq[] = {bin,       "migrate",       "--kubeconfig", kc,      "--namespace",
+                              ns[v],     "--name-scheme", "longhorn",     "--qps", "1000",
+                              "--burst", "1000",          "--log-format", "json",  NULL};
+                char *ba[] = {self, "baseline", kc, ns[v], NULL};
+                char *fl[] = {self, "patch", kc, ns[v], "merge", NULL};
+                char *const *args = v == V_DEFAULTS ? def
+                                    : v == V_EQUAL  ? eq
+                                    : v == V_BASE   ? ba
+                                                    : fl;
+                cw_bench_child c;
+                double cpu0 = server_cpu();
+                if (cw_bench_run_to(args, "/dev/null", logf[v], &c) ||
+                    (v <= V_EQUAL ? c.status > 1 : c.status)) {
+                    fprintf(stderr, "bench: %s failed (%d), see %s\n", vnames[v], c.status,
+                            logf[v]);
+                    return 1;
+                }
+                secs[v][r] = c.seconds;
+                cpu[v][r] = (server_cpu() - cpu0) * 1000.0 / (double)n;
+                rss[v][r] = c.max_rss_kib / 1024.0;
+                if (v <= V_EQUAL) {
+                    long q;
+                    int ap;
+                    scan_log(logf[v], &q, &ap);
+                    reqs[v][r] = (double)q / (double)n;
+                    if (v == V_DEFAULTS)
+                        apf = ap;
+                }
+            }
+            size_t left = legacy_left(kc, ns[V_DEFAULTS]) + legacy_left(kc, ns[V_EQUAL]) +
+                          legacy_left(kc, ns[V_BASE]);
+            printf("%zu volumes, round %d (seeding %.1f s): defaults %.2f s, qps1000 %.2f s, "
+                   "baseline %.2f s, writes only %.2f s%s\n",
+                   n, r + 1, seed_s, secs[V_DEFAULTS][r], secs[V_EQUAL][r], secs[V_BASE][r],
+                   secs[V_FLOOR][r], left ? "  (legacy lists left!)" : "");
+            fflush(stdout);
+        }
+        int m = rounds < 16 ? rounds : 16;
+        double ratio[2][16];
+        for (int r = 0; r < m; r++) {
+            ratio[0][r] = secs[V_BASE][r] / secs[V_DEFAULTS][r];
+            ratio[1][r] = secs[V_BASE][r] / secs[V_EQUAL][r];
+        }
+        printf("%zu volumes, min / median / max of %d rounds (server has API Priority and "
+               "Fairness: %s)\n",
+               n, m,
+               apf < 0 ? "?"
+               : apf   ? "yes"
+                       : "no");
+        printf("  %-30s %24s %24s %22s %12s %22s\n", "", "seconds", "volumes/s", "peak RSS MiB",
+               "requests/vol", "server CPU ms/vol");
+        const char *label[NV] = {"cronwarden, defaults", "cronwarden, QPS/Burst 1000",
+                                 "Longhorn 1.2 baseline", "writes only (floor)"};
+        for (int v = 0; v < NV; v++) {
+            double lo, md, hi, rlo, rmd, rhi, qlo = 0, qmd = 0, qhi = 0;
+            double rate[16];
+            for (int r = 0; r < m; r++)
+                rate[r] = (double)n / secs[v][r];
+            cw_bench_spread(secs[v], (size_t)m, &lo, &md, &hi);
+            double vlo, vmd, vhi;
+            cw_bench_spread(rate, (size_t)m, &vlo, &vmd, &vhi);
+            cw_bench_spread(rss[v], (size_t)m, &rlo, &rmd, &rhi);
+            if (v <= V_EQUAL)
+                cw_bench_spread(reqs[v], (size_t)m, &qlo, &qmd, &qhi);
+            double clo, cmd, chi;
+            cw_bench_spread(cpu[v], (size_t)m, &clo, &cmd, &chi);
+            char q[32] = "-";
+            if (v <= V_EQUAL)
+                snprintf(q, sizeof(q), "%.3f", qmd);
+            printf("  %-30s %7.2f %7.2f %7.2f  %7.0f %7.0f %7.0f  %6.1f %6.1f %6.1f %12s  %6.2f "
+                   "%6.2f %6.2f\n",
+                   label[v], lo, md, hi, vlo, vmd, vhi, rlo, rmd, rhi, q, clo, cmd, chi);
+        }
+        for (int k = 0; k < 2; k++) {
+            double lo, md, hi;
+            cw_bench_spread(ratio[k], (size_t)m, &lo, &md, &hi);
+            printf("  ratio baseline / cronwarden %-10s %.2f %.2f %.2f (goal >= 5)\n",
+                   k ? "qps1000:" : "defaults:", lo, md, hi);
+        }
+        double fl[16];
+        for (int r = 0; r < m; r++)
+            fl[r] = secs[V_FLOOR][r] / secs[V_EQUAL][r];
+        double lo, md, hi;
+        cw_bench_spread(fl, (size_t)m, &lo, &md, &hi);
+        printf("  floor / cronwarden qps1000:  %.2f %.2f %.2f (1.00 = as fast as sending only the "
+               "writes)\n",
+               lo, md, hi);
+        fflush(stdout);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "patch") == 0) {
@@ -295,59 +486,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_migrate_online KUBECONFIG N [N ...]\n");
         return 2;
     }
-    char self[4096];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    self[sl > 0 ? sl : 0] = '\0';
-    char *kc = argv[1];
-    printf("online migrate vs the Longhorn 1.2 baseline (GET + full PUT per volume, sequential)\n");
-    printf("%8s %12s %12s %12s %12s %8s %12s %12s\n", "volumes", "seed s", "ours s", "ours vol/s",
-           "base vol/s", "ratio", "ours MiB", "base MiB");
-    for (int a = 2; a < argc; a++) {
-        size_t n = (size_t)atol(argv[a]);
-        char nsa[64], nsb[64], nbuf[32];
-        snprintf(nsa, sizeof(nsa), "bench-ours-%zu", n);
-        snprintf(nsb, sizeof(nsb), "bench-base-%zu", n);
-        snprintf(nbuf, sizeof(nbuf), "%zu", n);
-        if (ns_create(kc, nsa) || ns_create(kc, nsb))
-            return 1;
-        double t0 = cw_bench_now();
-        cw_bench_child s1, s2, ours, base;
-        char *sa[] = {self, "seed", kc, nsa, nbuf, NULL},
-             *sb[] = {self, "seed", kc, nsb, nbuf, NULL};
-        if (cw_bench_run(sa, 0, &s1) || s1.status || cw_bench_run(sb, 0, &s2) || s2.status) {
-            fprintf(stderr, "bench: seeding failed\n");
-            return 1;
-        }
-        double seed_s = cw_bench_now() - t0;
-        char bin[] = CW_BENCH_CRONWARDEN;
-        char *oa[] = {bin,
-                      "migrate",
-                      "--kubeconfig",
-                      kc,
-                      "--namespace",
-                      nsa,
-                      "--name-scheme",
-                      "longhorn",
-                      "--qps",
-                      "0",
-                      "--parallel",
-                      "16",
-                      "--log-level",
-                      "warn",
-                      NULL};
-        char *ba[] = {self, "baseline", kc, nsb, NULL};
-        if (cw_bench_run(oa, 1, &ours) || ours.status > 1 || cw_bench_run(ba, 0, &base) ||
-            base.status) {
-            fprintf(stderr, "bench: a run failed (ours %d, baseline %d)\n", ours.status,
-                    base.status);
-            return 1;
-        }
-        size_t la = legacy_left(kc, nsa), lb = legacy_left(kc, nsb);
-        printf("%8zu %12.1f %12.2f %12.0f %12.0f %8.2f %12.1f %12.1f%s\n", n, seed_s, ours.seconds,
-               (double)n / ours.seconds, (double)n / base.seconds, base.seconds / ours.seconds,
-               ours.max_rss_kib / 1024.0, base.max_rss_kib / 1024.0,
-               la || lb ? "  (legacy lists left!)" : "");
-        fflush(stdout);
-    }
-    return 0;
+    return measure(argc, argv);
 }

@@ -10,5 +10,7 @@ trap '"$root/tests/e2e/cluster.sh" down "$dir" >/dev/null 2>&1; rm -rf "$dir"' E
 . "$dir/env"
 "$CW_KUBECTL" apply -k "$root/crds" >/dev/null
 "$CW_KUBECTL" wait --for=condition=Established crd/volumes.longhorn.io crd/recurringjobs.longhorn.io >/dev/null
-[ $# -gt 0 ] || set -- 2000 10000
-"$build/bench/bench_migrate_online" "$dir/kubeconfig" "$@"
+[ $# -gt 0 ] || set -- 2000
+# The API server's and etcd's CPU per volume: what each write costs the server, the ceiling.
+CW_BENCH_SERVER_PIDS="$(cat "$dir"/run/kube-apiserver.pid "$dir"/run/etcd.pid 2>/dev/null | tr '\n' ' ')" \
+  "$build/bench/bench_migrate_online" "$dir/kubeconfig" "$@"

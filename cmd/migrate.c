@@ -114,14 +114,16 @@ int cw_cmd_migrate(int argc, char **argv)
          .choices = "none|client|server"},
         {.name = "qps",
          .type = CW_OPT_DOUBLE,
-         .help = "online: client-side request rate limit",
+         .help = "online: client-side requests per second; unset: none when the server has API "
+                 "Priority and Fairness (then --parallel and the server's 429 bound the rate), "
+                 "else 1000; -1: none",
          .target = &o.qps,
-         .def = "100"},
+         .def = "1000"},
         {.name = "burst",
          .type = CW_OPT_INT,
          .help = "online: request burst above --qps",
          .target = &o.burst,
-         .def = "200",
+         .def = "1000",
          .min = 1,
          .max = 100000},
         {.name = "parallel",
@@ -239,6 +241,10 @@ int cw_cmd_migrate(int argc, char **argv)
     }
     if (origin[dg] == CW_OPT_FROM_FLAG && origin[ndg] != CW_OPT_FROM_FLAG)
         o.no_default_group = 0;
+    /* --qps from a flag, the environment or the file wins over API Priority and Fairness. */
+    for (size_t i = 0; i < spec.nopts; i++)
+        if (strcmp(opts[i].name, "qps") == 0)
+            o.qps_explicit = origin[i] != CW_OPT_FROM_DEFAULT;
     if (cw_cmd_check_namespace("--namespace", o.namespace, 0, &err) != CW_OK ||
         cw_cmd_check_group("--default-group", o.no_default_group ? NULL : o.default_group, &err) !=
             CW_OK) {

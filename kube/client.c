@@ -177,6 +177,7 @@ int cw_kube_client_new(const cw_kube_config *cfg, const cw_kube_client_opts *o,
         goto done;
     }
     c->token_read_at = now;
+    c->stats.apf = -1;
     c->rng = (unsigned long long)time(NULL) ^ (unsigned long long)(uintptr_t)c ^
              (unsigned long long)(now * 1e9);
     *out = c;

@@ -38,13 +38,20 @@ typedef struct cw_kube_fault {
     long status;
     const char *body;        /* response body, may be NULL */
     const char *retry_after; /* Retry-After header value, may be NULL */
+    int apf;                 /* 1: the answer carries API Priority and Fairness headers */
 } cw_kube_fault;
 typedef int (*cw_kube_fault_fn)(void *ud, const char *method, const char *path, int attempt,
                                 cw_kube_fault *f);
 
 typedef struct cw_kube_client_opts {
-    double qps;             /* sustained requests per second (<= 0: unlimited); default 100 */
-    int burst;              /* bucket size; default 200 */
+    double qps; /* sustained requests per second (<= 0: unlimited); default 100 */
+    int burst;  /* bucket size; default 200 */
+    /* 1: qps and burst hold only where the server lacks API Priority and Fairness; where its
+     * first answer carries the flow-control headers (X-Kubernetes-PF-FlowSchema-UID,
+     * X-Kubernetes-PF-PriorityLevel-UID) the client sets no limit of its own and leaves it to
+     * max_inflight and the server's 429 + Retry-After. Until that answer, qps and burst hold. */
+    int qps_auto;
+    int log_limit;          /* 1: log the limit in force once, at the first answer */
     int max_inflight;       /* concurrent requests = pooled connections; default 8 */
     double timeout;         /* seconds per attempt (0: none); default 30 */
     double connect_timeout; /* seconds; default 10 */
@@ -67,7 +74,17 @@ typedef struct cw_kube_stats {
         connects; /* new connections (TLS handshakes): sum of CURLINFO_NUM_CONNECTS */
     unsigned long long token_reads; /* token file re-reads after load */
     double throttled;               /* seconds spent waiting for the rate limiter */
+    int apf; /* -1 no answer yet; 0/1: the first answer lacked/carried the APF headers */
 } cw_kube_stats;
+
+/* The client-side limit in force once the server is known (apf: 1 when its first answer carried
+ * the API Priority and Fairness headers). qps <= 0 means no client-side limit. */
+typedef struct cw_kube_limit {
+    double qps;
+    int burst;
+    const char *why; /* for the log line: "set explicitly", "... API Priority and Fairness" */
+} cw_kube_limit;
+void cw_kube_choose_limit(const cw_kube_client_opts *o, int apf, cw_kube_limit *out);
 
 void cw_kube_client_opts_init(cw_kube_client_opts *o);
 /* Copies cfg; o may be NULL for defaults. */
@@ -123,6 +140,12 @@ int cw_kube_patch(cw_kube_client *c, const cw_kube_resource *r, const char *name
                   json_object **out, cw_error *err) CW_MUST_CHECK;
 int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *name,
                    const cw_kube_delete_opts *d, json_object **out, cw_error *err) CW_MUST_CHECK;
+/* DELETE on the collection: every object the label selector (required) matches, in one request.
+ * *out is the List of what was deleted (or marked for a foreground deletion). preconditions do
+ * not apply to a collection. */
+int cw_kube_delete_collection(cw_kube_client *c, const cw_kube_resource *r,
+                              const char *label_selector, const cw_kube_delete_opts *d,
+                              json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* ---- discovery ---- */
 

@@ -41,6 +41,7 @@ typedef struct xfer {
     int over_limit;
     int oom;
     size_t delivered; /* bytes handed to the sink */
+    int apf;          /* the answer carries API Priority and Fairness headers */
     char retry_after[64];
     cw_error *err;
 } xfer;
@@ -49,8 +50,14 @@ static size_t on_header(char *buf, size_t size, size_t n, void *ud)
 {
     xfer *x = ud;
     size_t len = size * n;
+    static const char fs[] = "X-Kubernetes-PF-FlowSchema-UID:",
+                      pl[] = "X-Kubernetes-PF-PriorityLevel-UID:";
     if (len >= 5 && strncmp(buf, "HTTP/", 5) == 0) {
         x->retry_after[0] = '\0';
+        x->apf = 0;
+    } else if ((len >= sizeof(fs) - 1 && strncasecmp(buf, fs, sizeof(fs) - 1) == 0) ||
+               (len >= sizeof(pl) - 1 && strncasecmp(buf, pl, sizeof(pl) - 1) == 0)) {
+        x->apf = 1;
     } else if (len > 12 && strncasecmp(buf, "Retry-After:", 12) == 0) {
         size_t vlen = len - 12;
         if (vlen >= sizeof(x->retry_after))
@@ -104,6 +111,7 @@ static CURLcode fake_attempt(xfer *x, const cw_kube_fault *f, char *errbuf)
 {
     if (f->retry_after)
         snprintf(x->retry_after, sizeof(x->retry_after), "%s", f->retry_after);
+    x->apf = f->apf;
     if (f->status == 0) {
         snprintf(errbuf, CURL_ERROR_SIZE, "injected fault: connection reset by peer");
         return CURLE_RECV_ERROR;
@@ -232,6 +240,26 @@ done:
     return rc;
 }
 
+/* The first answer tells whether the server has API Priority and Fairness; with qps_auto that
+ * sets the client-side limit for the rest of the client's life. Logged once. */
+static void learn_apf(cw_kube_client *c, int apf)
+{
+    cw_kube_limit lim;
+    pthread_mutex_lock(&c->mu);
+    int first = c->stats.apf < 0;
+    if (first) {
+        c->stats.apf = apf;
+        cw_kube_choose_limit(&c->opts, apf, &lim);
+        if (c->opts.qps_auto)
+            cw_kube_bucket_init(&c->bucket, lim.qps, lim.burst, cw_clock_mono());
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (first && c->opts.log_limit)
+        cw_log(CW_LOG_INFO, "client-side rate limit", CW_LD("qps", lim.qps > 0 ? lim.qps : 0),
+               CW_LI("burst", lim.qps > 0 ? lim.burst : 0), CW_LB("apf", apf),
+               CW_LI("parallel", c->opts.max_inflight), CW_LS("why", lim.why));
+}
+
 static void append_note(cw_error *err, const char *fmt, ...)
 {
     if (!err)
@@ -308,6 +336,8 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
         pthread_mutex_unlock(&c->mu);
         if (rc != CW_OK)
             goto done;
+        if (resp->status > 0)
+            learn_apf(c, x.apf);
         cw_log(CW_LOG_DEBUG, "kube request", CW_LS("method", req->method), CW_LS("path", req->path),
                CW_LI("status", resp->status), CW_LI("curl", (int)code), CW_LI("attempt", attempts),
                CW_LD("seconds", cw_clock_mono() - t0));

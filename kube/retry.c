@@ -129,3 +129,17 @@ double cw_kube_bucket_reserve(cw_kube_bucket *b, double now)
         return 0;
     return -b->tokens / b->qps;
 }
+
+void cw_kube_choose_limit(const cw_kube_client_opts *o, int apf, cw_kube_limit *out)
+{
+    out->qps = o->qps;
+    out->burst = o->burst;
+    if (!o->qps_auto)
+        out->why = o->qps > 0 ? "set explicitly" : "none set";
+    else if (apf) {
+        out->qps = 0;
+        out->why = "none: the server has API Priority and Fairness (bounded by concurrency and "
+                   "the server's 429 + Retry-After)";
+    } else
+        out->why = out->qps > 0 ? "the server has no API Priority and Fairness" : "none set";
+}

@@ -138,25 +138,12 @@ int cw_kube_patch(cw_kube_client *c, const cw_kube_resource *r, const char *name
     return rc;
 }
 
-int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *name,
-                   const cw_kube_delete_opts *d, json_object **out, cw_error *err)
+/* DeleteOptions for a delete of one object or of a collection. */
+static json_object *delete_options(const cw_kube_delete_opts *d, int dry_run)
 {
-    int rc = CW_OK;
-    cw_buf path;
-    json_object *body = NULL, *pre = NULL;
-    cw_buf_init(&path);
-    int dry_run = (d && d->dry_run) || c->opts.dry_run;
-    if (!name) {
-        rc = cw_error_set(err, CW_EINVAL, "delete: a name is required");
-        goto done;
-    }
-    if ((rc = write_path(c, &path, r, name, dry_run, NULL, err)) != CW_OK)
-        goto done;
-    body = json_object_new_object();
-    if (!body) {
-        rc = cw_error_oom(err);
-        goto done;
-    }
+    json_object *body = json_object_new_object(), *pre = NULL;
+    if (!body)
+        return NULL;
     json_object_object_add(body, "apiVersion", json_object_new_string("v1"));
     json_object_object_add(body, "kind", json_object_new_string("DeleteOptions"));
     if (d && d->propagation)
@@ -174,6 +161,55 @@ int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *nam
         json_object *arr = json_object_new_array();
         json_object_array_add(arr, json_object_new_string("All"));
         json_object_object_add(body, "dryRun", arr);
+    }
+    return body;
+}
+
+int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *name,
+                   const cw_kube_delete_opts *d, json_object **out, cw_error *err)
+{
+    int rc = CW_OK;
+    cw_buf path;
+    json_object *body = NULL;
+    cw_buf_init(&path);
+    int dry_run = (d && d->dry_run) || c->opts.dry_run;
+    if (!name) {
+        rc = cw_error_set(err, CW_EINVAL, "delete: a name is required");
+        goto done;
+    }
+    if ((rc = write_path(c, &path, r, name, dry_run, NULL, err)) != CW_OK)
+        goto done;
+    if (!(body = delete_options(d, dry_run))) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
+    rc = cw_kube_do_json(c, "DELETE", cw_buf_str(&path), NULL, body, out, err);
+done:
+    json_object_put(body);
+    cw_buf_free(&path);
+    return rc;
+}
+
+int cw_kube_delete_collection(cw_kube_client *c, const cw_kube_resource *r,
+                              const char *label_selector, const cw_kube_delete_opts *d,
+                              json_object **out, cw_error *err)
+{
+    int rc = CW_OK;
+    cw_buf path;
+    json_object *body = NULL;
+    cw_buf_init(&path);
+    int dry_run = (d && d->dry_run) || c->opts.dry_run;
+    if (!label_selector || !*label_selector) {
+        rc = cw_error_set(err, CW_EINVAL, "deletecollection: a label selector is required");
+        goto done;
+    }
+    if ((rc = cw_kube_path(&path, r, NULL, NULL, err)) != CW_OK ||
+        (rc = cw_kube_query(&path, "labelSelector", label_selector, err)) != CW_OK ||
+        (dry_run && (rc = cw_kube_query(&path, "dryRun", "All", err)) != CW_OK))
+        goto done;
+    if (!(body = delete_options(d, dry_run))) {
+        rc = cw_error_oom(err);
+        goto done;
     }
     rc = cw_kube_do_json(c, "DELETE", cw_buf_str(&path), NULL, body, out, err);
 done:

@@ -8,6 +8,7 @@
 #include "migrate/scbackup.h"
 #include "lib/clock.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,21 +122,19 @@ static int has_cronjob(cw_apply *a, const char *job, cw_error *err)
     return cw_kube_list(a->kube, &cj, &lo, any_item, &found, err) == CW_OK && found;
 }
 
-/* Seed 003: a created RecurringJob must be readable (and, with a controller, have its CronJob)
- * before volumes point at it. On timeout: warn and carry on. */
+/* Seed 003 with --wait-for-controller: a created RecurringJob has its CronJob before volumes
+ * point at it (the create's 201 already said it is stored). On timeout: warn and carry on. */
 static void wait_job(void *ud, size_t k)
 {
     jobs_ctx *c = ud;
     cw_apply *a = c->a;
     cw_plan_job *j = &c->p->jobs[c->jobs[k]];
-    cw_kube_resource r = {"longhorn.io", a->rj_version, "recurringjobs", a->cfg.namespace};
     double deadline = cw_clock_mono() + a->cfg.wait_timeout;
     int ready = 0;
     while (!ready && !stopped(a)) {
         cw_error err;
         cw_error_init(&err);
-        ready = cw_kube_get(a->kube, &r, j->name, NULL, &err) == CW_OK &&
-                (!a->cfg.wait_for_controller || has_cronjob(a, j->name, &err));
+        ready = has_cronjob(a, j->name, &err);
         if (ready || cw_clock_mono() >= deadline)
             break;
         usleep(500 * 1000);
@@ -164,12 +163,14 @@ static int run_jobs(cw_apply *a, cw_plan *p, cw_error *err)
         cw_pool_run(m, a->cfg.parallel, create_job, &c);
         if (a->cfg.progress)
             cw_progress_done(a->cfg.progress);
-        /* A server dry run creates nothing, so there is nothing to wait for. */
+        /* A server dry run creates nothing, so there is nothing to wait for. Nor without
+         * --wait-for-controller: the create's 201 means the object is stored, and a GET (a
+         * quorum read from etcd on every API server) would only say it again. */
         size_t w = 0;
         for (size_t k = 0; k < m; k++)
             if (p->jobs[idx[k]].result == CW_RES_DONE)
                 idx[w++] = idx[k];
-        if (w && a->cfg.wait_timeout > 0) {
+        if (w && a->cfg.wait_timeout > 0 && a->cfg.wait_for_controller) {
             if (a->cfg.progress)
                 cw_progress_phase(a->cfg.progress, "waiting for RecurringJobs", w);
             cw_pool_run(w, a->cfg.parallel, wait_job, &c);
@@ -368,63 +369,186 @@ static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
 
 /* ---- legacy CronJobs ---- */
 
+/* The plan deletes a volume's legacy CronJobs together (all of them once the volume has no legacy
+ * jobs left), so `longhornvolume in (v1,...)` over volumes whose migration is done names exactly
+ * the CronJobs to go: one deletecollection per batch of volumes instead of one DELETE each. A
+ * server or Role that refuses deletecollection (403, 405) gets the single deletes. */
+#define CRON_BATCH_VOLUMES  100
+#define CRON_BATCH_SELECTOR 6000 /* bytes of label selector in one request */
+
 typedef struct {
     cw_apply *a;
     cw_plan *p;
-    size_t *idx;
+    size_t *idx;       /* CronJobs to delete, ordered by (namespace, volume) */
+    size_t *start;     /* batch b is idx[start[b]] .. idx[start[b + 1] - 1] */
+    atomic_int legacy; /* 1 once deletecollection was refused: single deletes from then on */
 } cron_ctx;
 
-static void delete_cronjob(void *ud, size_t k)
+static void cron_done(cron_ctx *c, cw_plan_cronjob *cj, int rc, const cw_error *err)
 {
-    cron_ctx *c = ud;
+    if (rc == CW_OK || rc == CW_ENOTFOUND)
+        cw_plan_set_result(&cj->result, &cj->result_msg, ok_result(c->a), NULL);
+    else
+        cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED, err->message);
+    if (c->a->cfg.progress)
+        cw_progress_add(c->a->cfg.progress, 1);
+}
+
+static int delete_one(cron_ctx *c, cw_plan_cronjob *cj, cw_error *err)
+{
     cw_apply *a = c->a;
-    cw_plan_cronjob *cj = &c->p->cronjobs[c->idx[k]];
     cw_kube_resource r = {"batch", a->cronjob_version, "cronjobs", cj->namespace};
     cw_kube_delete_opts d;
     cw_kube_delete_opts_init(&d);
     d.dry_run = a->cfg.dry_run;
     d.propagation = "Foreground"; /* as Longhorn 1.2 did: the CronJob's Jobs go with it */
+    int rc = cw_kube_delete(a->kube, &r, cj->name, &d, NULL, err);
+    cw_failpoint("cronjob-deleted");
+    return rc;
+}
+
+static void delete_batch(void *ud, size_t b)
+{
+    cron_ctx *c = ud;
+    cw_apply *a = c->a;
+    size_t from = c->start[b], to = c->start[b + 1];
+    cw_plan_cronjob *first = &c->p->cronjobs[c->idx[from]];
     cw_error err;
     cw_error_init(&err);
-    /* Its volume must really have been migrated in this run (or earlier). */
-    long v = cw_plan_find_item(c->p, "Volume", cj->namespace, cj->volume);
-    const cw_plan_item *vol = v >= 0 ? &c->p->items[v] : NULL;
-    if (vol && vol->action == CW_ACT_MIGRATE && vol->result != CW_RES_DONE &&
-        vol->result != CW_RES_DRYRUN) {
-        cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_SKIPPED,
-                           "its volume was not migrated in this run");
-    } else if (stopped(a)) {
-        cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED,
-                           "stopped: the lease was lost");
-    } else {
-        int rc = cw_kube_delete(a->kube, &r, cj->name, &d, NULL, &err);
-        cw_failpoint("cronjob-deleted");
-        if (rc == CW_OK || rc == CW_ENOTFOUND)
-            cw_plan_set_result(&cj->result, &cj->result_msg, ok_result(a), NULL);
-        else
-            cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED, err.message);
+    int rc = CW_OK;
+    cw_buf sel;
+    cw_buf_init(&sel);
+    if (stopped(a)) {
+        for (size_t k = from; k < to; k++) {
+            cw_plan_cronjob *cj = &c->p->cronjobs[c->idx[k]];
+            cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED,
+                               "stopped: the lease was lost");
+            if (a->cfg.progress)
+                cw_progress_add(a->cfg.progress, 1);
+        }
+        goto done;
     }
-    if (a->cfg.progress)
-        cw_progress_add(a->cfg.progress, 1);
+    if (!atomic_load(&c->legacy)) {
+        rc = cw_buf_printf(&sel, "%s in (", CW_LEGACY_CRONJOB_LABEL);
+        for (size_t k = from; k < to && rc == CW_OK; k++) {
+            const char *vol = c->p->cronjobs[c->idx[k]].volume;
+            if (k > from && strcmp(vol, c->p->cronjobs[c->idx[k - 1]].volume) == 0)
+                continue;
+            rc = cw_buf_printf(&sel, "%s%s", k > from ? "," : "", vol);
+        }
+        if (rc == CW_OK)
+            rc = cw_buf_printf(&sel, ")");
+        if (rc != CW_OK) {
+            cw_error_oom(&err);
+        } else {
+            cw_kube_resource r = {"batch", a->cronjob_version, "cronjobs", first->namespace};
+            cw_kube_delete_opts d;
+            cw_kube_delete_opts_init(&d);
+            d.dry_run = a->cfg.dry_run;
+            d.propagation = "Foreground";
+            rc = cw_kube_delete_collection(a->kube, &r, cw_buf_str(&sel), &d, NULL, &err);
+            if (rc == CW_EHTTP && (err.http_status == 403 || err.http_status == 405)) {
+                if (!atomic_exchange(&c->legacy, 1))
+                    cw_log(CW_LOG_WARN,
+                           "deleting legacy CronJobs one by one (deletecollection refused; "
+                           "grant the verb to save one request per CronJob)",
+                           CW_LS("error", err.message));
+            }
+        }
+        if (!atomic_load(&c->legacy) || rc != CW_EHTTP) {
+            for (size_t k = from; k < to; k++) {
+                cw_failpoint("cronjob-deleted");
+                cron_done(c, &c->p->cronjobs[c->idx[k]], rc, &err);
+            }
+            goto done;
+        }
+    }
+    for (size_t k = from; k < to; k++) {
+        cw_plan_cronjob *cj = &c->p->cronjobs[c->idx[k]];
+        cw_error_init(&err);
+        if (stopped(a)) {
+            cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_FAILED,
+                               "stopped: the lease was lost");
+            if (a->cfg.progress)
+                cw_progress_add(a->cfg.progress, 1);
+            continue;
+        }
+        rc = delete_one(c, cj, &err);
+        cron_done(c, cj, rc, &err);
+    }
+done:
+    cw_buf_free(&sel);
+}
+
+static int cmp_by_volume(const void *x, const void *y, void *ud)
+{
+    const cw_plan *p = ud;
+    const cw_plan_cronjob *a = &p->cronjobs[*(const size_t *)x],
+                          *b = &p->cronjobs[*(const size_t *)y];
+    int r = strcmp(a->namespace, b->namespace);
+    if (!r)
+        r = strcmp(a->volume, b->volume);
+    return r ? r : strcmp(a->name, b->name);
+}
+
+size_t cw_apply_cronjob_batches(const cw_plan *p, const size_t *idx, size_t m, size_t max_volumes,
+                                size_t max_bytes, size_t *start)
+{
+    size_t nb = 0, vols = 0, bytes = 0;
+    for (size_t k = 0; k < m; k++) {
+        const cw_plan_cronjob *cj = &p->cronjobs[idx[k]],
+                              *prev = k ? &p->cronjobs[idx[k - 1]] : NULL;
+        int new_ns = !prev || strcmp(prev->namespace, cj->namespace) != 0;
+        int new_vol = new_ns || strcmp(prev->volume, cj->volume) != 0;
+        size_t len = strlen(cj->volume) + 1;
+        if (new_ns || (new_vol && (vols >= max_volumes || bytes + len > max_bytes))) {
+            start[nb++] = k;
+            vols = bytes = 0;
+        }
+        if (new_vol) {
+            vols++;
+            bytes += len;
+        }
+    }
+    start[nb] = m;
+    return nb;
 }
 
 static int run_cronjobs(cw_apply *a, cw_plan *p, cw_error *err)
 {
-    size_t n = 0, m = 0;
-    size_t *idx = cw_plan_sorted_cronjobs(p, &n);
+    size_t n = 0, m = 0, nb = 0;
+    size_t *idx = cw_plan_sorted_cronjobs(p, &n), *start = NULL;
     if (!idx)
         return cw_error_oom(err);
-    for (size_t k = 0; k < n; k++)
-        if (p->cronjobs[idx[k]].action == CW_ACT_DELETE)
+    for (size_t k = 0; k < n; k++) {
+        cw_plan_cronjob *cj = &p->cronjobs[idx[k]];
+        if (cj->action != CW_ACT_DELETE)
+            continue;
+        /* Its volume must really have been migrated in this run (or earlier). */
+        long v = cw_plan_find_item(p, "Volume", cj->namespace, cj->volume);
+        const cw_plan_item *vol = v >= 0 ? &p->items[v] : NULL;
+        if (vol && vol->action == CW_ACT_MIGRATE && vol->result != CW_RES_DONE &&
+            vol->result != CW_RES_DRYRUN)
+            cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_SKIPPED,
+                               "its volume was not migrated in this run");
+        else
             idx[m++] = idx[k];
+    }
+    qsort_r(idx, m, sizeof(*idx), cmp_by_volume, p);
+    if (!(start = malloc((m + 1) * sizeof(*start)))) {
+        free(idx);
+        return cw_error_oom(err);
+    }
+    nb = cw_apply_cronjob_batches(p, idx, m, CRON_BATCH_VOLUMES, CRON_BATCH_SELECTOR, start);
     if (m) {
-        cron_ctx c = {a, p, idx};
+        cron_ctx c = {a, p, idx, start, 0};
         if (a->cfg.progress)
             cw_progress_phase(a->cfg.progress, "deleting legacy CronJobs", m);
-        cw_pool_run(m, a->cfg.parallel, delete_cronjob, &c);
+        cw_pool_run(nb, a->cfg.parallel, delete_batch, &c);
         if (a->cfg.progress)
             cw_progress_done(a->cfg.progress);
     }
+    free(start);
     free(idx);
     return CW_OK;
 }

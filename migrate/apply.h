@@ -47,6 +47,13 @@ void cw_apply_write_opts(const cw_apply *a, cw_kube_write_opts *w);
  * written, or it would point at a job that does not exist. */
 const cw_plan_job *cw_apply_missing_job(const cw_plan *p, const cw_plan_item *it);
 
+/* Batches of legacy CronJobs for one deletecollection each: idx holds m CronJob indices ordered by
+ * (namespace, volume); a batch ends where the namespace changes or where the next volume would
+ * make it hold more than max_volumes volumes or max_bytes of names (a volume is never split).
+ * Batch b is idx[start[b]] .. idx[start[b + 1] - 1]; start needs m + 1 slots. Returns the count. */
+size_t cw_apply_cronjob_batches(const cw_plan *p, const size_t *idx, size_t m, size_t max_volumes,
+                                size_t max_bytes, size_t *start);
+
 /* Applies a finished plan; per-object results go into the plan. Returns CW_OK unless the run had
  * to stop (lease lost, internal error). */
 int cw_apply_run(cw_apply *a, cw_plan *p, cw_error *err) CW_MUST_CHECK;

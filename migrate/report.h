@@ -6,6 +6,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 
+#include "lib/buf.h"
 #include "migrate/plan.h"
 
 typedef struct cw_report_info {
@@ -35,6 +36,11 @@ int cw_report_exit_code(const cw_report_summary *s, int detailed);
 
 int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **out,
                    cw_error *err) CW_MUST_CHECK;
+/* The same report as JSON text (json-c's pretty, spaced, no-slash-escape rendering of
+ * cw_report_json, byte for byte, and a final newline) without building the tree: appended to b,
+ * which is flushed to out every 64 KiB when out is not NULL (then b holds nothing at the end). */
+int cw_report_json_write(const cw_plan *p, const cw_report_info *info, cw_buf *b, FILE *out,
+                         cw_error *err) CW_MUST_CHECK;
 /* Summary table plus one line per action. */
 int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out);
 

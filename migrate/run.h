@@ -19,6 +19,7 @@ typedef struct cw_migrate_opts {
     cw_strlist from_files;
     char *output_dir, *output, *report, *name_scheme, *namespace, *default_group;
     int detailed_exitcode, no_default_group, wait_for_controller, overwrite;
+    int qps_explicit; /* 0: --qps applies only without API Priority and Fairness */
     long long max_retain, burst, parallel, page_size, max_input_bytes;
     char *kubeconfig, *context, *dry_run;
     double qps, request_timeout, wait_timeout, lease_duration, lease_wait;

@@ -18,34 +18,24 @@ int cw_migrate_report(const cw_plan *p, const cw_report_info *info, const cw_mig
 {
     int rc = CW_OK;
     json_object *report = NULL;
-    cw_buf yaml;
+    cw_buf yaml, text;
     cw_buf_init(&yaml);
-    int need_json = strcmp(o->output, "text") != 0 || (o->report && *o->report);
-    if (need_json && (rc = cw_report_json(p, info, &report, err)) != CW_OK)
-        goto done;
-    if (o->report && *o->report) {
-        const char *s = json_object_to_json_string_ext(report, JSON_C_TO_STRING_PRETTY |
-                                                                   JSON_C_TO_STRING_SPACED |
-                                                                   JSON_C_TO_STRING_NOSLASHESCAPE);
-        cw_buf text;
-        cw_buf_init(&text);
-        rc = cw_buf_puts(&text, s);
-        if (rc == CW_OK)
-            rc = cw_buf_putc(&text, '\n');
-        if (rc == CW_OK)
-            rc = cw_report_path_write(o->report, text.data, text.len, inputs, err);
-        cw_buf_free(&text);
-        if (rc != CW_OK)
+    cw_buf_init(&text);
+    int to_file = o->report && *o->report;
+    /* JSON is written as it is produced (no json-c tree); YAML is emitted from the tree. */
+    if (to_file) {
+        if ((rc = cw_report_json_write(p, info, &text, NULL, err)) != CW_OK ||
+            (rc = cw_report_path_write(o->report, text.data, text.len, inputs, err)) != CW_OK)
             goto done;
     }
     if (strcmp(o->output, "json") == 0) {
-        fputs(json_object_to_json_string_ext(report, JSON_C_TO_STRING_PRETTY |
-                                                         JSON_C_TO_STRING_SPACED |
-                                                         JSON_C_TO_STRING_NOSLASHESCAPE),
-              stdout);
-        fputc('\n', stdout);
+        if (to_file)
+            fwrite(text.data, 1, text.len, stdout);
+        else if ((rc = cw_report_json_write(p, info, &text, stdout, err)) != CW_OK)
+            goto done;
     } else if (strcmp(o->output, "yaml") == 0) {
-        if ((rc = cw_yaml_emit(report, &yaml, err)) != CW_OK)
+        if ((rc = cw_report_json(p, info, &report, err)) != CW_OK ||
+            (rc = cw_yaml_emit(report, &yaml, err)) != CW_OK)
             goto done;
         fputs(cw_buf_str(&yaml), stdout);
     } else {
@@ -55,6 +45,7 @@ int cw_migrate_report(const cw_plan *p, const cw_report_info *info, const cw_mig
 done:
     json_object_put(report);
     cw_buf_free(&yaml);
+    cw_buf_free(&text);
     return rc;
 }
 

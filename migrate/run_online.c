@@ -46,6 +46,8 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
     cw_kube_client_opts_init(&co);
     co.qps = o->qps;
     co.burst = (int)o->burst;
+    co.qps_auto = !o->qps_explicit;
+    co.log_limit = 1;
     co.max_inflight = (int)o->parallel;
     co.timeout = o->request_timeout;
     co.dry_run = server_dry;
@@ -111,7 +113,7 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
     cw_kube_client_stats(kube, &st);
     cw_log(CW_LOG_INFO, "migrate finished", CW_LI("exit_code", code),
            CW_LI("requests", st.requests), CW_LI("retries", st.retries),
-           CW_LI("connections", st.connects));
+           CW_LI("connections", st.connects), CW_LD("throttled_seconds", st.throttled));
     goto done;
 fail:
     fprintf(stderr, "cronwarden migrate: %s\n", err.message);

@@ -28,6 +28,7 @@ typedef struct step {
     long status; /* 0: connection reset */
     const char *body;
     const char *retry_after;
+    int apf; /* the answer carries the API Priority and Fairness headers */
 } step;
 
 typedef struct script {
@@ -50,6 +51,7 @@ static int scripted(void *ud, const char *method, const char *path, int attempt,
     f->status = s->steps[s->i].status;
     f->body = s->steps[s->i].body;
     f->retry_after = s->steps[s->i].retry_after;
+    f->apf = s->steps[s->i].apf;
     s->i++;
     return 1;
 }
@@ -262,7 +264,7 @@ static void writes_carry_dry_run_and_methods(void **state)
 {
     (void)state;
     SCRIPT({201, "{}"}, {200, "{}"}, {200, "{}"}, {200, "{}"}, {200, "{}"}, {200, "{}"},
-           {200, "{}"});
+           {200, "{}"}, {200, "{\"kind\":\"ConfigMapList\",\"items\":[]}"});
     cw_kube_client_opts o;
     cw_kube_client_opts_init(&o);
     o.dry_run = 1;
@@ -283,6 +285,12 @@ static void writes_carry_dry_run_and_methods(void **state)
     assert_int_equal(cw_kube_delete(c, &CM, "c", &d, NULL, &err), CW_OK);
     assert_int_equal(cw_kube_get(c, &CM, "c", NULL, &err), CW_OK);
     assert_int_equal(cw_kube_request(c, "GET", "/version", NULL, NULL, NULL, &err), CW_OK);
+    json_object *gone = NULL;
+    assert_int_equal(cw_kube_delete_collection(c, &CM, "longhornvolume in (a,b)", &d, &gone, &err),
+                     CW_OK);
+    assert_string_equal(cw_json_path_string(gone, "kind"), "ConfigMapList");
+    json_object_put(gone);
+    assert_int_equal(cw_kube_delete_collection(c, &CM, "", &d, NULL, &err), CW_EINVAL);
     static const char *want[][2] = {
         {"POST", "/api/v1/namespaces/ns/configmaps?dryRun=All&fieldManager=cronwarden"},
         {"PUT", "/api/v1/namespaces/ns/configmaps/c?dryRun=All"},
@@ -291,6 +299,9 @@ static void writes_carry_dry_run_and_methods(void **state)
         {"DELETE", "/api/v1/namespaces/ns/configmaps/c?dryRun=All"},
         {"GET", "/api/v1/namespaces/ns/configmaps/c"},
         {"GET", "/version"},
+        {"DELETE",
+         "/api/v1/namespaces/ns/configmaps?labelSelector=longhornvolume%20in%20%28a%2Cb%29&"
+         "dryRun=All"},
     };
     for (size_t i = 0; i < N(want); i++) {
         assert_string_equal(s.methods[i], want[i][0]);
@@ -684,6 +695,40 @@ static void rate_limit_throttles_after_the_burst(void **state)
     cw_kube_client_free(c);
 }
 
+/* qps_auto: the first answer decides. With the APF headers nothing throttles (40 requests at a
+ * fallback of 10/s with a burst of 1 would take 4 s); without them the fallback holds. */
+static void api_priority_and_fairness_lifts_the_auto_limit(void **state)
+{
+    (void)state;
+    for (int apf = 1; apf >= 0; apf--) {
+        static step st[2][40];
+        for (size_t i = 0; i < 40; i++)
+            st[apf][i] = (step){200, "{}", NULL, apf};
+        script s = {.steps = st[apf], .n = apf ? 40 : 6};
+        cw_kube_client_opts o;
+        cw_kube_client_opts_init(&o);
+        o.qps = 10;
+        o.burst = 1;
+        o.qps_auto = 1;
+        cw_kube_client *c = new_client(&s, &o, NULL);
+        cw_kube_stats stats;
+        cw_kube_client_stats(c, &stats);
+        assert_int_equal(stats.apf, -1);
+        cw_error err;
+        double t0 = cw_clock_mono();
+        for (size_t i = 0; i < s.n; i++)
+            assert_int_equal(cw_kube_get(c, &CM, "c", NULL, &err), CW_OK);
+        double took = cw_clock_mono() - t0;
+        cw_kube_client_stats(c, &stats);
+        assert_int_equal(stats.apf, apf);
+        if (apf)
+            assert_true(took < 1.0);
+        else /* the bucket starts full again once the server is known: 4 waits at 10/s */
+            assert_true(took >= 0.38);
+        cw_kube_client_free(c);
+    }
+}
+
 static void options_are_checked(void **state)
 {
     (void)state;
@@ -739,6 +784,7 @@ int main(void)
         cmocka_unit_test(discovery_picks_the_cronjob_version),
         cmocka_unit_test(parallelism_is_bounded),
         cmocka_unit_test(rate_limit_throttles_after_the_burst),
+        cmocka_unit_test(api_priority_and_fairness_lifts_the_auto_limit),
         cmocka_unit_test(options_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -176,6 +176,49 @@ static void token_bucket_allows_burst_then_qps(void **state)
         assert_true(cw_kube_bucket_reserve(&b, 0) == 0);
 }
 
+/* The client-side limit once the server is known: explicit settings win; with qps_auto the server's
+ * API Priority and Fairness replaces it, and without APF qps and burst hold. */
+static void limit_follows_api_priority_and_fairness(void **state)
+{
+    (void)state;
+    static const struct {
+        double qps;
+        int burst, qps_auto, apf;
+        double want_qps;
+        int want_burst;
+        const char *want_why;
+    } cases[] = {
+        /* migrate without --qps: qps 1000, burst 1000 are the no-APF fallback */
+        {1000, 1000, 1, 1, 0, 1000,
+         "none: the server has API Priority and Fairness (bounded by concurrency and the server's "
+         "429 + Retry-After)"},
+        {1000, 1000, 1, 0, 1000, 1000, "the server has no API Priority and Fairness"},
+        /* migrate --qps 50 --burst 5: held whatever the server */
+        {50, 5, 0, 1, 50, 5, "set explicitly"},
+        {50, 5, 0, 0, 50, 5, "set explicitly"},
+        /* migrate --qps -1 (or 0): no client-side limit at all */
+        {-1, 1000, 0, 1, -1, 1000, "none set"},
+        {-1, 1000, 0, 0, -1, 1000, "none set"},
+        {0, 1000, 0, 0, 0, 1000, "none set"},
+        /* an auto fallback of no limit stays no limit */
+        {0, 1000, 1, 0, 0, 1000, "none set"},
+        /* the library's defaults (controller, webhook): fixed 100/200 */
+        {100, 200, 0, 1, 100, 200, "set explicitly"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        cw_kube_client_opts o;
+        cw_kube_client_opts_init(&o);
+        o.qps = cases[i].qps;
+        o.burst = cases[i].burst;
+        o.qps_auto = cases[i].qps_auto;
+        cw_kube_limit lim;
+        cw_kube_choose_limit(&o, cases[i].apf, &lim);
+        if (lim.qps != cases[i].want_qps || lim.burst != cases[i].want_burst ||
+            strcmp(lim.why, cases[i].want_why) != 0)
+            fail_msg("case %zu: got qps %g burst %d (%s)", i, lim.qps, lim.burst, lim.why);
+    }
+}
+
 static void what_is_retried(void **state)
 {
     (void)state;
@@ -283,6 +326,7 @@ int main(void)
         cmocka_unit_test(retry_after_forms),
         cmocka_unit_test(backoff_is_full_jitter_within_bounds),
         cmocka_unit_test(token_bucket_allows_burst_then_qps),
+        cmocka_unit_test(limit_follows_api_priority_and_fairness),
         cmocka_unit_test(what_is_retried),
         cmocka_unit_test(errors_carry_the_status_message),
         cmocka_unit_test(json_parse_rejects_garbage),

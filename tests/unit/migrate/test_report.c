@@ -88,11 +88,91 @@ static void json_report_of_one_migration(void **state)
     test_plan_free(&t);
 }
 
+/* The streamed JSON report is json-c's rendering of the tree, byte for byte: over real plans,
+ * online and offline, empty and full, with awkward text in names, results and errors. */
+static void streamed_json_equals_the_tree(void **state)
+{
+    (void)state;
+    static const char *extra[] = {
+        VOLUME("b", "[{name: \"tab\\tquote\\\"slash/ctl\\u0001\\u001f\\u007f é\", task: "
+                    "backup, cron: '0 1 * * *', retain: 2, labels: {k/x: \"v\\nw\"}}]")
+            VOLUME("c", "[{name: bad, task: snapshot, cron: '0 25 * * *', retain: 2}]")
+                VOLUME("d", "[]"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unrelated, namespace: x}\n",
+    };
+    const cw_report_info infos[] = {
+        {.mode = "offline", .files = 3},
+        {.mode = "offline", .output_dir = "out/dir", .files = 1},
+        {.mode = "online", .dry_run = "server"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]) + 2; k++) {
+        const char *yaml = k < sizeof(cases) / sizeof(cases[0])
+                               ? cases[k].yaml
+                               : extra[k - sizeof(cases) / sizeof(cases[0])];
+        test_plan t;
+        assert_int_equal(test_plan_run(&t, yaml, CW_NAMES_XXH32, 1), CW_OK);
+        int failed = 0; /* a result with a message, as an online run records them */
+        for (size_t i = 0; i < t.plan.nitems && !failed; i++) {
+            cw_plan_item *it = &t.plan.items[i];
+            if (it->action != CW_ACT_MIGRATE)
+                continue;
+            failed = 1;
+            assert_int_equal(cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED,
+                                                "PATCH /x: 409 \"Conflict\"\r\n\x02"),
+                             CW_OK);
+        }
+        assert_int_equal(cw_plan_record_error(&t.plan, "Volume ns/v", "file: \"f\"", "bad\tone"),
+                         CW_OK);
+        for (size_t i = 0; i < sizeof(infos) / sizeof(infos[0]); i++) {
+            cw_error err;
+            cw_error_init(&err);
+            json_object *r = NULL;
+            assert_int_equal(cw_report_json(&t.plan, &infos[i], &r, &err), CW_OK);
+            cw_buf want, got, got2;
+            cw_buf_init(&want);
+            cw_buf_init(&got);
+            cw_buf_init(&got2);
+            assert_int_equal(
+                cw_buf_puts(&want, json_object_to_json_string_ext(
+                                       r, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                              JSON_C_TO_STRING_NOSLASHESCAPE)),
+                CW_OK);
+            assert_int_equal(cw_buf_putc(&want, '\n'), CW_OK);
+            assert_int_equal(cw_report_json_write(&t.plan, &infos[i], &got, NULL, &err), CW_OK);
+            if (strcmp(cw_buf_str(&want), cw_buf_str(&got)) != 0)
+                fail_msg("case %zu/%zu differs:\n--- tree\n%s\n--- stream\n%s", k, i,
+                         cw_buf_str(&want), cw_buf_str(&got));
+            if (k == sizeof(cases) / sizeof(cases[0])) /* the awkward text made it in */
+                assert_non_null(strstr(cw_buf_str(&got), "tab\\tquote\\\"slash/ctl\\u0001\\u001f"));
+            if (failed)
+                assert_non_null(strstr(cw_buf_str(&got), "409 \\\"Conflict\\\"\\r\\n\\u0002"));
+            /* through a FILE, flushed as it goes */
+            FILE *f = tmpfile();
+            assert_non_null(f);
+            assert_int_equal(cw_report_json_write(&t.plan, &infos[i], &got2, f, &err), CW_OK);
+            assert_int_equal(got2.len, 0);
+            rewind(f);
+            char buf[4096];
+            size_t n;
+            while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+                assert_int_equal(cw_buf_append(&got2, buf, n), CW_OK);
+            fclose(f);
+            assert_string_equal(cw_buf_str(&want), cw_buf_str(&got2));
+            cw_buf_free(&want);
+            cw_buf_free(&got);
+            cw_buf_free(&got2);
+            json_object_put(r);
+        }
+        test_plan_free(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(summary_and_exit_codes),
         cmocka_unit_test(json_report_of_one_migration),
+        cmocka_unit_test(streamed_json_equals_the_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
