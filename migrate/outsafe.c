@@ -321,36 +321,61 @@ int cw_report_path_check(const char *path, const cw_inputs *inputs, cw_error *er
     return CW_OK;
 }
 
-static int write_in_place(const char *path, const char *data, size_t len, cw_error *err)
+int cw_report_file_open(cw_report_file *rf, const char *path, const cw_inputs *inputs,
+                        cw_error *err)
 {
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return cw_error_set(err, CW_EIO, "--report %s: %s", path, strerror(errno));
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0) {
-            int e = errno;
-            close(fd);
-            return cw_error_set(err, CW_EIO, "--report %s: %s", path, strerror(e));
-        }
-        off += (size_t)w;
-    }
-    return close(fd) == 0 ? CW_OK
-                          : cw_error_set(err, CW_EIO, "--report %s: %s", path, strerror(errno));
-}
-
-int cw_report_path_write(const char *path, const char *data, size_t len, const cw_inputs *inputs,
-                         cw_error *err)
-{
+    memset(rf, 0, sizeof(*rf));
     int rc = cw_report_path_check(path, inputs, err);
     if (rc != CW_OK)
         return rc;
     struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-        return write_in_place(path, data, len, err); /* a device, a FIFO, /dev/stdout */
-    char real[PATH_MAX];
-    /* A symlink to a regular file: the file it names is replaced, the link stays. */
-    return cw_write_atomic(realpath(path, real) ? real : path, data, len, err);
+    int fd;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a device, a FIFO, /dev/stdout */
+        snprintf(rf->path, sizeof(rf->path), "%s", path);
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+    } else {
+        /* A symlink to a regular file: the file it names is replaced, the link stays. */
+        char real[PATH_MAX];
+        snprintf(rf->path, sizeof(rf->path), "%s", realpath(path, real) ? real : path);
+        snprintf(rf->tmp, sizeof(rf->tmp), "%s.cronwarden-XXXXXX", rf->path);
+        fd = mkstemp(rf->tmp);
+        if (fd < 0)
+            rf->tmp[0] = '\0';
+    }
+    if (fd < 0)
+        return cw_error_set(err, CW_EIO, "--report %s: %s", path, strerror(errno));
+    if (!(rf->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        cw_report_file_abort(rf);
+        return cw_error_set(err, CW_EIO, "--report %s: %s", path, strerror(e));
+    }
+    return CW_OK;
+}
+
+int cw_report_file_commit(cw_report_file *rf, cw_error *err)
+{
+    int rc = CW_OK;
+    if (fflush(rf->f) != 0 || ferror(rf->f) ||
+        (rf->tmp[0] && (fchmod(fileno(rf->f), 0644) != 0 || fsync(fileno(rf->f)) != 0)))
+        rc = cw_error_set(err, CW_EIO, "--report %s: %s", rf->path, strerror(errno));
+    if (fclose(rf->f) != 0 && rc == CW_OK)
+        rc = cw_error_set(err, CW_EIO, "--report %s: %s", rf->path, strerror(errno));
+    rf->f = NULL;
+    if (rc == CW_OK && rf->tmp[0] && rename(rf->tmp, rf->path) != 0)
+        rc = cw_error_set(err, CW_EIO, "--report %s: %s", rf->path, strerror(errno));
+    if (rc != CW_OK && rf->tmp[0])
+        unlink(rf->tmp);
+    rf->tmp[0] = '\0';
+    return rc;
+}
+
+void cw_report_file_abort(cw_report_file *rf)
+{
+    if (rf->f)
+        fclose(rf->f);
+    rf->f = NULL;
+    if (rf->tmp[0])
+        unlink(rf->tmp);
+    rf->tmp[0] = '\0';
 }

@@ -14,7 +14,9 @@
 #ifndef CW_OUTSAFE_H
 #define CW_OUTSAFE_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "lib/error.h"
@@ -59,8 +61,19 @@ void cw_outtree_free(cw_outtree *t);
 
 /* Checks the --report path before anything runs: not an input, its directory exists. */
 int cw_report_path_check(const char *path, const cw_inputs *inputs, cw_error *err) CW_MUST_CHECK;
-/* Writes the report by the rules above. */
-int cw_report_path_write(const char *path, const char *data, size_t len, const cw_inputs *inputs,
-                         cw_error *err) CW_MUST_CHECK;
+/* --report written as it is produced: a regular file (new, or replaced; through a symlink the file
+ * it names) goes to a temporary file beside it that cw_report_file_commit renames into place, so a
+ * failed run leaves the old report whole; a device or FIFO (/dev/stdout) is written in place. */
+typedef struct cw_report_file {
+    FILE *f;
+    char path[PATH_MAX];
+    char tmp[PATH_MAX + 32]; /* "" when written in place */
+} cw_report_file;
+int cw_report_file_open(cw_report_file *rf, const char *path, const cw_inputs *inputs,
+                        cw_error *err) CW_MUST_CHECK;
+/* Flushes, syncs and renames into place; closes in any case. */
+int cw_report_file_commit(cw_report_file *rf, cw_error *err) CW_MUST_CHECK;
+/* Closes and removes the temporary file (nothing when already committed). */
+void cw_report_file_abort(cw_report_file *rf);
 
 #endif

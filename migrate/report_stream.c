@@ -5,6 +5,7 @@
  * in the number of volumes. tests/unit/migrate/test_report.c compares both renderings. */
 #include "migrate/report.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +19,16 @@ typedef struct w {
     int level; /* containers open; members of the innermost are indented 2 * level */
     int first[MAX_DEPTH];
     int rc;
+    int errno_; /* of a failed write */
 } w;
 
 static void flush(w *x)
 {
     if (x->rc == CW_OK && x->out && x->b->len) {
-        if (fwrite(x->b->data, 1, x->b->len, x->out) != x->b->len)
+        if (fwrite(x->b->data, 1, x->b->len, x->out) != x->b->len) {
             x->rc = CW_EIO;
+            x->errno_ = errno;
+        }
         cw_buf_reset(x->b);
     }
 }
@@ -421,6 +425,7 @@ int cw_report_json_write(const cw_plan *p, const cw_report_info *info, cw_buf *b
     if (x.rc == CW_ENOMEM)
         return cw_error_oom(err);
     if (x.rc != CW_OK)
-        return cw_error_set(err, x.rc, "writing the report failed");
+        return cw_error_set(err, x.rc, "writing the JSON report: %s",
+                            x.rc == CW_EIO ? strerror(x.errno_) : "nested too deep");
     return CW_OK;
 }

@@ -22,16 +22,18 @@ int cw_migrate_report(const cw_plan *p, const cw_report_info *info, const cw_mig
     cw_buf_init(&yaml);
     cw_buf_init(&text);
     int to_file = o->report && *o->report;
-    /* JSON is written as it is produced (no json-c tree); YAML is emitted from the tree. */
+    cw_report_file rf;
+    memset(&rf, 0, sizeof(rf));
+    /* JSON is written as it is produced (no json-c tree): into --report's file, and rendered again
+     * for stdout; YAML is emitted from the tree. */
     if (to_file) {
-        if ((rc = cw_report_json_write(p, info, &text, NULL, err)) != CW_OK ||
-            (rc = cw_report_path_write(o->report, text.data, text.len, inputs, err)) != CW_OK)
+        if ((rc = cw_report_file_open(&rf, o->report, inputs, err)) != CW_OK ||
+            (rc = cw_report_json_write(p, info, &text, rf.f, err)) != CW_OK ||
+            (rc = cw_report_file_commit(&rf, err)) != CW_OK)
             goto done;
     }
     if (strcmp(o->output, "json") == 0) {
-        if (to_file)
-            fwrite(text.data, 1, text.len, stdout);
-        else if ((rc = cw_report_json_write(p, info, &text, stdout, err)) != CW_OK)
+        if ((rc = cw_report_json_write(p, info, &text, stdout, err)) != CW_OK)
             goto done;
     } else if (strcmp(o->output, "yaml") == 0) {
         if ((rc = cw_report_json(p, info, &report, err)) != CW_OK ||
@@ -43,6 +45,7 @@ int cw_migrate_report(const cw_plan *p, const cw_report_info *info, const cw_mig
     }
     fflush(stdout);
 done:
+    cw_report_file_abort(&rf);
     json_object_put(report);
     cw_buf_free(&yaml);
     cw_buf_free(&text);
