@@ -197,9 +197,7 @@ int cw_bqctl_init(cw_bqctl *s, const cw_bqctl_opts *o, cw_error *err)
     if (s->o.decide.concurrency < 1)
         s->o.decide.concurrency = 1;
     atomic_init(&s->freed, 0);
-    pthread_mutex_init(&s->mu, NULL);
-    cw_strmap_init(&s->fence);
-    cw_strmap_init(&s->posted);
+    cw_bqfence_init(&s->mem);
     if ((rc = register_metrics(s, err)) != CW_OK)
         return rc;
     cw_informer_config nc = {
@@ -239,9 +237,7 @@ void cw_bqctl_free(cw_bqctl *s)
         cw_informer_free(&s->namespaces);
     if (s->backups_ok)
         cw_informer_free(&s->backups);
-    cw_strmap_free(&s->fence, free);
-    cw_strmap_free(&s->posted, free);
-    pthread_mutex_destroy(&s->mu);
+    cw_bqfence_free(&s->mem);
     memset(s, 0, sizeof(*s));
 }
 
@@ -255,123 +251,6 @@ void cw_bqctl_stop(cw_bqctl *s)
 {
     cw_informer_stop(&s->namespaces);
     cw_informer_stop(&s->backups);
-}
-
-/* ---- the read-your-writes fence and the Waiting Events already posted ---- */
-
-typedef struct prefix_walk {
-    const char *ns;
-    size_t nslen;
-    cw_strlist *keys;
-} prefix_walk;
-
-static int collect_prefixed(void *ud, const char *key, void *value)
-{
-    (void)value;
-    prefix_walk *w = ud;
-    if (!strncmp(key, w->ns, w->nslen) && key[w->nslen] == '/')
-        cw_strlist_add(w->keys, key);
-    return 0;
-}
-
-/* The keys of map that belong to namespace ns (caller holds mu). */
-static int keys_of(cw_strmap *map, const char *ns, cw_strlist *out)
-{
-    prefix_walk w = {ns, strlen(ns), out};
-    cw_strmap_walk(map, collect_prefixed, &w);
-    return cw_strlist_error(out);
-}
-
-/* How many Backups of ns the cache still holds at the version they had before this process
- * wrote them; the others leave the fence. */
-static size_t fence_pending(cw_bqctl *s, const char *ns)
-{
-    cw_strlist keys;
-    size_t pending = 0;
-    cw_strlist_init(&keys);
-    pthread_mutex_lock(&s->mu);
-    if (keys_of(&s->fence, ns, &keys) != CW_OK) {
-        pending = 1; /* out of memory: decide later rather than from a stale cache */
-        goto done;
-    }
-    for (size_t i = 0; i < keys.len; i++) {
-        char have[128];
-        const char *before = cw_strmap_get_s(&s->fence, keys.items[i]);
-        if (cw_ctrl_store_version(cw_informer_store(&s->backups), keys.items[i], have,
-                                  sizeof(have)) &&
-            !strcmp(have, before)) {
-            pending++;
-            continue;
-        }
-        free(cw_strmap_del_s(&s->fence, keys.items[i]));
-    }
-done:
-    pthread_mutex_unlock(&s->mu);
-    cw_strlist_free(&keys);
-    return pending;
-}
-
-static int fence_set(cw_bqctl *s, const char *ns, const char *name, const char *rv)
-{
-    char key[KEY_MAX];
-    void *old = NULL;
-    char *copy = strdup(rv);
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    pthread_mutex_lock(&s->mu);
-    int rc = copy ? cw_strmap_set_s(&s->fence, key, copy, &old) : CW_ENOMEM;
-    pthread_mutex_unlock(&s->mu);
-    free(old);
-    if (rc != CW_OK)
-        free(copy);
-    return rc;
-}
-
-static void fence_drop(cw_bqctl *s, const char *ns, const char *name)
-{
-    char key[KEY_MAX];
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    pthread_mutex_lock(&s->mu);
-    free(cw_strmap_del_s(&s->fence, key));
-    pthread_mutex_unlock(&s->mu);
-}
-
-/* 1 when no Waiting Event named this blocker for this Backup yet (and records it). */
-static int first_wait(cw_bqctl *s, const char *ns, const char *name, const char *blocker)
-{
-    char key[KEY_MAX];
-    int fresh = 0;
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    pthread_mutex_lock(&s->mu);
-    const char *had = cw_strmap_get_s(&s->posted, key);
-    if (!had || strcmp(had, blocker)) {
-        char *copy = strdup(blocker);
-        void *old = NULL;
-        if (copy && cw_strmap_set_s(&s->posted, key, copy, &old) == CW_OK) {
-            free(old);
-            fresh = 1;
-        } else {
-            free(copy);
-        }
-    }
-    pthread_mutex_unlock(&s->mu);
-    return fresh;
-}
-
-/* Forgets the Waiting Events of ns's Backups that are no longer Queued. */
-static void prune_posted(cw_bqctl *s, const char *ns, const cw_strmap *by_name)
-{
-    cw_strlist keys;
-    cw_strlist_init(&keys);
-    pthread_mutex_lock(&s->mu);
-    if (keys_of(&s->posted, ns, &keys) == CW_OK)
-        for (size_t i = 0; i < keys.len; i++) {
-            json_object *b = cw_strmap_get_s(by_name, keys.items[i] + strlen(ns) + 1);
-            const char *phase = cw_json_path_string(b, "status.phase");
-            if (!phase || strcmp(phase, "Queued"))
-                free(cw_strmap_del_s(&s->posted, keys.items[i]));
-        }
-    pthread_mutex_unlock(&s->mu);
-    cw_strlist_free(&keys);
 }
 
 /* ---- the reconcile ---- */
@@ -417,7 +296,7 @@ static int apply_write(cw_bqctl *s, const char *ns, const cw_bqctl_write *w,
     json_object *patch = NULL;
     if ((rc = cw_bqctl_write_patch(w, &patch, err)) != CW_OK)
         return rc;
-    if ((rc = fence_set(s, ns, w->name, w->resource_version)) != CW_OK) {
+    if ((rc = cw_bqfence_set(&s->mem, ns, w->name, w->resource_version)) != CW_OK) {
         json_object_put(patch);
         return cw_error_oom(err);
     }
@@ -425,7 +304,8 @@ static int apply_write(cw_bqctl *s, const char *ns, const cw_bqctl_write *w,
     json_object_put(patch);
     count_write(s, verb, rc);
     if (rc != CW_OK && rc != CW_ECONFLICT)
-        fence_drop(s, ns, w->name); /* nothing changed that the cache must catch up with */
+        cw_bqfence_drop(&s->mem, ns,
+                        w->name); /* nothing changed that the cache must catch up with */
     if (rc != CW_OK)
         return cw_error_prefix(err, "Backup %s/%s: %s", ns, w->name, verb);
     json_object *b = cw_strmap_get_s(by_name, w->name);
@@ -461,7 +341,7 @@ static void post_waits(cw_bqctl *s, const char *ns, const cw_bqctl_actions *a,
     for (size_t i = 0; i < a->nwaits; i++) {
         const cw_bqctl_wait *w = &a->waits[i];
         char msg[512];
-        if (!first_wait(s, ns, w->name, w->blocker))
+        if (!cw_bqfence_first_wait(&s->mem, ns, w->name, w->blocker))
             continue;
         snprintf(msg, sizeof(msg),
                  "Backup waits for Backup %s: both include namespace %s (Backups whose "
@@ -508,7 +388,7 @@ int cw_bqctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error 
     cw_bqctl_actions_init(&a);
 
     unsigned long freed = atomic_load(&s->freed); /* before the snapshot */
-    if (fence_pending(s, key)) {
+    if (cw_bqfence_pending(&s->mem, cw_informer_store(&s->backups), key)) {
         res->outcome = "catching-up";
         res->requeue_at_ms = now + CATCHUP_MS;
         goto done;
@@ -563,7 +443,7 @@ int cw_bqctl_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error 
         }
     }
     post_waits(s, key, &a, &by_name);
-    prune_posted(s, key, &by_name);
+    cw_bqfence_prune(&s->mem, key, &by_name);
     const char *lv[] = {key};
     if (s->m_queued)
         cw_metrics_set(s->m_queued, lv, (double)a.queued);

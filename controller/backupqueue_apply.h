@@ -21,6 +21,7 @@
 #include <stdatomic.h>
 
 #include "controller/backupqueue.h"
+#include "controller/backupqueue_fence.h"
 #include "controller/core/informer.h"
 #include "controller/core/queue.h"
 #include "controller/core/reconciler.h"
@@ -46,13 +47,11 @@ typedef struct cw_bqctl {
     cw_bqctl_opts o;
     cw_informer backups, namespaces;
     int backups_ok, namespaces_ok;
-    pthread_mutex_t mu;  /* fence and posted */
-    cw_strmap fence;     /* "ns/name" -> the resourceVersion before this process wrote it (owned) */
-    cw_strmap posted;    /* "ns/name" -> the blocker its last Waiting Event named (owned) */
-    atomic_ulong freed;  /* Backups that left InProgress/ReadyToStart, Namespace changes: a
-                            renumbering in progress stops for a new decision when it moves */
-    cw_metric *m_writes; /* cronwarden_controller_backupqueue_writes_total{verb,result} */
-    cw_metric *m_queued; /* cronwarden_controller_backupqueue_queued{namespace} */
+    cw_bqfence mem;       /* the fence, the Waiting Events posted (backupqueue_fence.h) */
+    atomic_ulong freed;   /* Backups that left InProgress/ReadyToStart, Namespace changes: a
+                             renumbering in progress stops for a new decision when it moves */
+    cw_metric *m_writes;  /* cronwarden_controller_backupqueue_writes_total{verb,result} */
+    cw_metric *m_queued;  /* cronwarden_controller_backupqueue_queued{namespace} */
     cw_metric *m_running; /* cronwarden_controller_backupqueue_running{namespace} */
     cw_metric *m_wait;    /* cronwarden_controller_backupqueue_wait_seconds{namespace} */
 } cw_bqctl;
