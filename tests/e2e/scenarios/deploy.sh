@@ -577,11 +577,20 @@ wait_for 30 "admission through the file-mode webhook" admitted
 assert_fails --match 'recurringjobs.validate.cronwarden.io" denied the request' kc create -f <(rj "$NS" e2e-bad "0 0 * *")
 e2e_stop webhook-files
 
+e2e_step "docs/deploy.md, upgrade step 4: the Longhorn reconcilers' roles and --controllers, as written there"
+assert_ok kc apply -f "$D/controller/rbac-longhorn.yaml"
+patch_line=$(awk '/^   kubectl patch deployment -n cronwarden cronwarden-controller/ {getline nxt; sub(/\\$/, "", $0); print $0 nxt}' "$CW_SOURCE_DIR/docs/deploy.md")
+[ -n "$patch_line" ] || e2e_fail "the documented patch is not in docs/deploy.md"
+assert_ok eval "${patch_line/kubectl/kc}"
+assert_json "$(kc get deployment -n "$CW_NS" cronwarden-controller -o json)" '.spec.template.spec.containers[0].args[0:2]' \
+  '["controller","--controllers=schedule,recurringjob,volume"]'
+
 # ---- uninstall -----------------------------------------------------------------------------------
 e2e_step "uninstall: everything cronwarden installed goes, Longhorn's objects stay"
 assert_ok kc delete validatingwebhookconfiguration,mutatingwebhookconfiguration cronwarden
 assert_ok kc delete -k "$D/kube-1.20/audit"
 assert_ok kc delete -k "$D/upgrade-job"
+assert_ok kc delete -f "$D/controller/rbac-longhorn.yaml" --ignore-not-found
 assert_ok kc delete -k "$D/kube-1.20/base" --ignore-not-found
 wait_for 90 "namespace $CW_NS to be deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get namespace $CW_NS 2>/dev/null"
 assert_json "$(kc get mutatingwebhookconfigurations,validatingwebhookconfigurations -o json)" '.items | length' 0 "webhook configurations left"
