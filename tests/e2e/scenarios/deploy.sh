@@ -362,7 +362,7 @@ AUDIT_RIGHTS=(
   "create storageclasses.storage.k8s.io" "delete storageclasses.storage.k8s.io"
   "get volumes.longhorn.io" "list volumes.longhorn.io" "patch volumes.longhorn.io"
   "get recurringjobs.longhorn.io" "list recurringjobs.longhorn.io" "create recurringjobs.longhorn.io"
-  "get cronjobs.batch" "list cronjobs.batch" "delete cronjobs.batch"
+  "get cronjobs.batch" "list cronjobs.batch" "delete cronjobs.batch" "deletecollection cronjobs.batch"
   "get configmaps/longhorn-storageclass" "update configmaps/longhorn-storageclass" "delete configmaps/longhorn-storageclass"
   "get configmaps/cronwarden-storageclass-backup" "update configmaps/cronwarden-storageclass-backup"
   "delete configmaps/cronwarden-storageclass-backup" "create configmaps"
