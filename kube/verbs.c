@@ -165,27 +165,32 @@ static json_object *delete_options(const cw_kube_delete_opts *d, int dry_run)
     return body;
 }
 
+/* DELETE path with the DeleteOptions body both deletes send. */
+static int send_delete(cw_kube_client *c, cw_buf *path, const cw_kube_delete_opts *d, int dry_run,
+                       json_object **out, cw_error *err)
+{
+    json_object *body = delete_options(d, dry_run);
+    if (!body)
+        return cw_error_oom(err);
+    int rc = cw_kube_do_json(c, "DELETE", cw_buf_str(path), NULL, body, out, err);
+    json_object_put(body);
+    return rc;
+}
+
 int cw_kube_delete(cw_kube_client *c, const cw_kube_resource *r, const char *name,
                    const cw_kube_delete_opts *d, json_object **out, cw_error *err)
 {
     int rc = CW_OK;
     cw_buf path;
-    json_object *body = NULL;
     cw_buf_init(&path);
     int dry_run = (d && d->dry_run) || c->opts.dry_run;
     if (!name) {
         rc = cw_error_set(err, CW_EINVAL, "delete: a name is required");
         goto done;
     }
-    if ((rc = write_path(c, &path, r, name, dry_run, NULL, err)) != CW_OK)
-        goto done;
-    if (!(body = delete_options(d, dry_run))) {
-        rc = cw_error_oom(err);
-        goto done;
-    }
-    rc = cw_kube_do_json(c, "DELETE", cw_buf_str(&path), NULL, body, out, err);
+    if ((rc = write_path(c, &path, r, name, dry_run, NULL, err)) == CW_OK)
+        rc = send_delete(c, &path, d, dry_run, out, err);
 done:
-    json_object_put(body);
     cw_buf_free(&path);
     return rc;
 }
@@ -196,7 +201,6 @@ int cw_kube_delete_collection(cw_kube_client *c, const cw_kube_resource *r,
 {
     int rc = CW_OK;
     cw_buf path;
-    json_object *body = NULL;
     cw_buf_init(&path);
     int dry_run = (d && d->dry_run) || c->opts.dry_run;
     if (!label_selector || !*label_selector) {
@@ -207,13 +211,8 @@ int cw_kube_delete_collection(cw_kube_client *c, const cw_kube_resource *r,
         (rc = cw_kube_query(&path, "labelSelector", label_selector, err)) != CW_OK ||
         (dry_run && (rc = cw_kube_query(&path, "dryRun", "All", err)) != CW_OK))
         goto done;
-    if (!(body = delete_options(d, dry_run))) {
-        rc = cw_error_oom(err);
-        goto done;
-    }
-    rc = cw_kube_do_json(c, "DELETE", cw_buf_str(&path), NULL, body, out, err);
+    rc = send_delete(c, &path, d, dry_run, out, err);
 done:
-    json_object_put(body);
     cw_buf_free(&path);
     return rc;
 }
