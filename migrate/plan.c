@@ -1153,3 +1153,23 @@ size_t *cw_plan_sorted_cronjobs(const cw_plan *p, size_t *n)
     qsort_r(idx, *n, sizeof(*idx), cmp_cronjobs, (void *)p);
     return idx;
 }
+
+static int cmp_source(const void *a, const void *b, void *ud)
+{
+    const cw_plan *p = ud;
+    const cw_plan_item *x = &p->items[*(const size_t *)a], *y = &p->items[*(const size_t *)b];
+    int c = strcmp(x->kind, y->kind);
+    if (!c)
+        c = strcmp(x->namespace, y->namespace);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+size_t *cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j)
+{
+    size_t *order = malloc((j->nsrcs + 1) * sizeof(*order));
+    if (!order)
+        return NULL;
+    memcpy(order, j->srcs, j->nsrcs * sizeof(*order));
+    qsort_r(order, j->nsrcs, sizeof(*order), cmp_source, (void *)p);
+    return order;
+}

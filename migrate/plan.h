@@ -176,5 +176,8 @@ int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, 
 size_t *cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t *n);
 size_t *cw_plan_sorted_jobs(const cw_plan *p, size_t *n);
 size_t *cw_plan_sorted_cronjobs(const cw_plan *p, size_t *n);
+/* Job j's sources (indices into items) in (kind, namespace, name) order, whatever order the inputs
+ * came in. Caller frees; NULL when out of memory. */
+size_t *cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j);
 
 #endif

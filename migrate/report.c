@@ -178,27 +178,6 @@ static json_object *items_json(const cw_plan *p, const char *kind)
     return arr;
 }
 
-static int cmp_source(const void *a, const void *b, void *ud)
-{
-    const cw_plan *p = ud;
-    const cw_plan_item *x = &p->items[*(const size_t *)a], *y = &p->items[*(const size_t *)b];
-    int c = strcmp(x->kind, y->kind);
-    if (!c)
-        c = strcmp(x->namespace, y->namespace);
-    return c ? c : strcmp(x->name, y->name);
-}
-
-/* A job's sources in (kind, namespace, name) order, whatever order the inputs came in. */
-static size_t *sorted_sources(const cw_plan *p, const cw_plan_job *j)
-{
-    size_t *order = malloc((j->nsrcs + 1) * sizeof(*order));
-    if (!order)
-        return NULL;
-    memcpy(order, j->srcs, j->nsrcs * sizeof(*order));
-    qsort_r(order, j->nsrcs, sizeof(*order), cmp_source, (void *)p);
-    return order;
-}
-
 static json_object *jobs_json(const cw_plan *p)
 {
     size_t n;
@@ -222,7 +201,7 @@ static json_object *jobs_json(const cw_plan *p)
         cw_json_copy(j->labels, &labels);
         json_object_object_add(o, "labels", labels);
         json_object *srcs = json_object_new_array();
-        size_t *order = sorted_sources(p, j);
+        size_t *order = cw_plan_sorted_sources(p, j);
         for (size_t s = 0; order && s < j->nsrcs; s++) {
             const cw_plan_item *it = &p->items[order[s]];
             json_object *e = json_object_new_object();
@@ -278,7 +257,7 @@ static json_object *conflicts_json(const cw_plan *p)
         json_object_object_add(o, "name", str(j->name));
         json_object_object_add(o, "reason", str(j->reason));
         json_object *affected = json_object_new_array();
-        size_t *order = sorted_sources(p, j);
+        size_t *order = cw_plan_sorted_sources(p, j);
         for (size_t s = 0; order && s < j->nsrcs; s++) {
             const cw_plan_item *it = &p->items[order[s]];
             char name[600];

@@ -236,26 +236,6 @@ static void items(w *x, const cw_plan *p, const char *key, const char *kind)
     free(idx);
 }
 
-static int cmp_source(const void *a, const void *b, void *ud)
-{
-    const cw_plan *p = ud;
-    const cw_plan_item *x = &p->items[*(const size_t *)a], *y = &p->items[*(const size_t *)b];
-    int c = strcmp(x->kind, y->kind);
-    if (!c)
-        c = strcmp(x->namespace, y->namespace);
-    return c ? c : strcmp(x->name, y->name);
-}
-
-static size_t *sorted_sources(const cw_plan *p, const cw_plan_job *j)
-{
-    size_t *order = malloc((j->nsrcs + 1) * sizeof(*order));
-    if (!order)
-        return NULL;
-    memcpy(order, j->srcs, j->nsrcs * sizeof(*order));
-    qsort_r(order, j->nsrcs, sizeof(*order), cmp_source, (void *)p);
-    return order;
-}
-
 static void jobs(w *x, const cw_plan *p, size_t *idx, size_t n)
 {
     open_(x, "recurringJobs", '[');
@@ -279,7 +259,7 @@ static void jobs(w *x, const cw_plan *p, size_t *idx, size_t n)
         else
             raw(x, "labels", "null");
         open_(x, "sources", '[');
-        size_t *order = sorted_sources(p, j);
+        size_t *order = cw_plan_sorted_sources(p, j);
         if (!order)
             x->rc = CW_ENOMEM;
         for (size_t s = 0; order && s < j->nsrcs; s++) {
@@ -336,7 +316,7 @@ static void conflicts(w *x, const cw_plan *p, size_t *idx, size_t n)
         str(x, "name", j->name);
         str(x, "reason", j->reason);
         open_(x, "affected", '[');
-        size_t *order = sorted_sources(p, j);
+        size_t *order = cw_plan_sorted_sources(p, j);
         if (!order)
             x->rc = CW_ENOMEM;
         for (size_t s = 0; order && s < j->nsrcs; s++) {
