@@ -74,6 +74,7 @@ int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err)
     p->cfg = *cfg;
     cw_strmap_init(&p->job_index);
     cw_strmap_init(&p->item_index);
+    cw_strmap_init(&p->interned);
     p->existing = json_object_new_object();
     if (!p->existing)
         return cw_error_oom(err);
@@ -84,12 +85,7 @@ int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err)
 
 void cw_plan_item_free(cw_plan_item *it)
 {
-    free(it->kind);
-    free(it->namespace);
-    free(it->name);
-    free(it->resource_version);
-    free(it->api_version);
-    free(it->source);
+    free(it->strings);
     for (size_t i = 0; i < it->nrefs; i++)
         free(it->refs[i].legacy_name);
     free(it->refs);
@@ -139,6 +135,7 @@ void cw_plan_free(cw_plan *p)
     free(p->errors);
     cw_strmap_free(&p->job_index, NULL);
     cw_strmap_free(&p->item_index, NULL);
+    cw_strmap_free(&p->interned, free);
     json_object_put(p->existing);
     free(p->rj_api_version);
     memset(p, 0, sizeof(*p));
@@ -501,19 +498,56 @@ done:
     return rc;
 }
 
-static int fill_identity(cw_plan_item *it, obj_kind k, const char *av, const char *ns,
+/* The plan's one copy of a string that many items repeat (a namespace, an apiVersion). */
+static const char *intern(cw_plan *p, const char *s)
+{
+    void *v;
+    size_t n = strlen(s);
+    if (cw_strmap_get(&p->interned, s, n, &v))
+        return v;
+    char *copy = strdup(s);
+    if (!copy || cw_strmap_put(&p->interned, s, n, copy, NULL) < 0) {
+        free(copy);
+        return NULL;
+    }
+    return copy;
+}
+
+/* Copies `s` to *at and moves *at past it. */
+static const char *pack(char **at, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *out = memcpy(*at, s, n);
+    *at += n;
+    return out;
+}
+
+/* An item's identity in one allocation (a volume has thousands of siblings: one malloc each, not
+ * six). With a plan, the strings its siblings share are interned there instead. */
+static int fill_identity(cw_plan *p, cw_plan_item *it, obj_kind k, const char *av, const char *ns,
                          const char *name, const char *rv, const char *source)
 {
-    it->kind = strdup(kind_name(k));
-    it->namespace = strdup(ns ? ns : "");
-    it->name = strdup(name);
-    it->resource_version = strdup(rv ? rv : "");
-    it->api_version = strdup(av);
-    it->source = strdup(source ? source : "");
-    return it->kind && it->namespace && it->name && it->resource_version && it->api_version &&
-                   it->source
-               ? CW_OK
-               : CW_ENOMEM;
+    ns = ns ? ns : "";
+    rv = rv ? rv : "";
+    source = source ? source : "";
+    it->kind = kind_name(k);
+    if (p && (!(it->namespace = intern(p, ns)) || !(it->api_version = intern(p, av)) ||
+              !(it->source = intern(p, source))))
+        return CW_ENOMEM;
+    size_t n = strlen(name) + strlen(rv) + 2;
+    if (!p)
+        n += strlen(ns) + strlen(av) + strlen(source) + 3;
+    char *at = it->strings = malloc(n);
+    if (!at)
+        return CW_ENOMEM;
+    it->name = pack(&at, name);
+    it->resource_version = pack(&at, rv);
+    if (!p) {
+        it->namespace = pack(&at, ns);
+        it->api_version = pack(&at, av);
+        it->source = pack(&at, source);
+    }
+    return CW_OK;
 }
 
 static int item_key(cw_buf *b, const char *kind, const char *ns, const char *name)
@@ -560,7 +594,7 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
     cw_plan_item *it = &p->items[p->nitems];
     memset(it, 0, sizeof(*it));
     p->nitems++;
-    if (fill_identity(it, k, av, ns, name, rv, source) != CW_OK) {
+    if (fill_identity(p, it, k, av, ns, name, rv, source) != CW_OK) {
         rc = cw_error_oom(err);
         goto done;
     }
@@ -964,7 +998,7 @@ int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *it, cw_erro
     int rc = read_meta(obj, k, &ns, &name, &rv, err);
     if (rc != CW_OK)
         return rc;
-    if (fill_identity(it, k, av, k == K_STORAGECLASS ? NULL : ns, name, rv, "") != CW_OK)
+    if (fill_identity(NULL, it, k, av, k == K_STORAGECLASS ? NULL : ns, name, rv, "") != CW_OK)
         return cw_error_oom(err);
     /* insert = 0: lookups only, the plan is not modified. */
     if ((rc = decode_item((cw_plan *)p, obj, k, 0, it, err)) != CW_OK)

@@ -1,0 +1,122 @@
+/* The online planner's memory per volume, without a cluster: N volumes generated as
+ * bench_migrate_online seeds them, fed to the planner as migrate/gather feeds a LIST page (one
+ * object at a time, then freed), the plan finished, every MIGRATE volume given a result as
+ * migrate/apply does, and the JSON report streamed to /dev/null. Printed per stage: heap bytes
+ * in use (mallinfo2) per volume, and the process's peak RSS.
+ *   bench_migrate_memory [N ...]      default: 2000 20000 100000 (each in a fresh process)
+ *   bench_migrate_memory one N        child: one N, one line */
+#include <json-c/json.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+#include "cron/tz.h"
+#include "defaults/policy.h"
+#include "migrate/plan.h"
+#include "migrate/report.h"
+
+static const char *crons[] = {"0 */6 * * *", "0 2 * * *",    "30 3 * * SUN", "@hourly",
+                              "0 0 * * *",   "*/30 * * * *", "15 1 * * 1-5", "0 4 1 * *"};
+static const char *labels[] = {"null", "{}", "{\"tier\":\"gold\"}",
+                               "{\"team\":\"payments\",\"tier\":\"gold\"}"};
+
+/* bench_migrate_online's seed_one, plus what the API server adds that the planner reads. */
+static json_object *volume(size_t i, const char *ns)
+{
+    char buf[4096];
+    int n = snprintf(buf, sizeof(buf),
+                     "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":{"
+                     "\"name\":\"pvc-%06zu\",\"namespace\":\"%s\",\"resourceVersion\":\"%zu\"},"
+                     "\"spec\":{\"accessMode\":\"rwo\",\"numberOfReplicas\":3,"
+                     "\"recurringJobs\":[",
+                     i, ns, 100000 + i);
+    unsigned seed = (unsigned)i * 2654435761u;
+    int jobs = (int)(seed >> 8) % 4;
+    for (int j = 0; j < jobs; j++) {
+        seed = seed * 1103515245u + 12345u;
+        n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+                      "%s{\"name\":\"job-%d\",\"task\":\"%s\",\"cron\":\"%s\",\"retain\":%u,"
+                      "\"labels\":%s}",
+                      j ? "," : "", j, (seed >> 3) % 2 ? "backup" : "snapshot",
+                      crons[(seed >> 5) % 8], 1 + (seed >> 9) % 7, labels[(seed >> 13) % 4]);
+    }
+    snprintf(buf + n, sizeof(buf) - (size_t)n, "]}}");
+    return json_tokener_parse(buf);
+}
+
+static size_t heap(void)
+{
+    return mallinfo2().uordblks;
+}
+
+static int one(size_t n)
+{
+    cw_error err;
+    cw_error_init(&err);
+    cw_tzdb tz;
+    cw_policy_config policy;
+    cw_plan plan;
+    if (cw_tzdb_init(&tz, NULL, &err) != CW_OK || cw_policy_config_init(&policy) != CW_OK)
+        return 1;
+    policy.tzdb = &tz;
+    cw_plan_config cfg = {.scheme = CW_NAMES_XXH32,
+                          .namespace = "longhorn-system",
+                          .policy = &policy,
+                          .default_group = 1};
+    if (cw_plan_init(&plan, &cfg, &err) != CW_OK)
+        return 1;
+    size_t h0 = heap();
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = volume(i, "bench-ns-1");
+        if (cw_plan_add(&plan, v, NULL, &err) != CW_OK) {
+            fprintf(stderr, "%s\n", err.message);
+            return 1;
+        }
+        json_object_put(v);
+    }
+    size_t h1 = heap();
+    if (cw_plan_finish(&plan, &err) != CW_OK)
+        return 1;
+    size_t h2 = heap();
+    for (size_t i = 0; i < plan.nitems; i++) {
+        cw_plan_item *it = &plan.items[i];
+        if (it->action == CW_ACT_MIGRATE &&
+            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_DONE, NULL) != CW_OK)
+            return 1;
+    }
+    size_t h3 = heap();
+    FILE *out = fopen("/dev/null", "w");
+    cw_buf b;
+    cw_buf_init(&b);
+    cw_report_info info = {"online", "none", NULL, 0};
+    if (!out || cw_report_json_write(&plan, &info, &b, out, &err) != CW_OK)
+        return 1;
+    fclose(out);
+    cw_buf_free(&b);
+    printf("%7zu volumes: heap per volume after gather %4.0f B, finish %4.0f B, results %4.0f B;"
+           " peak RSS %.1f MiB\n",
+           n, (double)(h1 - h0) / (double)n, (double)(h2 - h0) / (double)n,
+           (double)(h3 - h0) / (double)n, (double)cw_bench_self_rss_kib() / 1024.0);
+    cw_plan_free(&plan);
+    cw_policy_config_free(&policy);
+    cw_tzdb_free(&tz);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "one") == 0)
+        return one((size_t)strtoul(argv[2], NULL, 10));
+    static char *defaults[] = {"2000", "20000", "100000"};
+    char **ns = argc > 1 ? argv + 1 : defaults;
+    int count = argc > 1 ? argc - 1 : 3, failed = 0;
+    for (int i = 0; i < count; i++) {
+        char *child[] = {argv[0], "one", ns[i], NULL};
+        cw_bench_child c;
+        failed |= cw_bench_run(child, 0, &c) != 0 || c.status != 0;
+    }
+    return failed;
+}
