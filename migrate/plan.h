@@ -22,22 +22,12 @@
 #define CW_LONGHORN_SC_KEY       "storageclass.yaml"
 #define CW_LONGHORN_PROVISIONER  "driver.longhorn.io"
 
-/* Where the planner puts what only the report (and one patch) needs of a Volume as soon as it is
- * produced, so that memory does not grow with the volume count (online: migrate/spill.h, a
- * temporary file). put appends a record and gives its position; get reads one back into out. */
-typedef struct cw_plan_sink {
-    void *ud;
-    int (*put)(void *ud, const void *data, size_t len, uint64_t *at, cw_error *err);
-    int (*get)(void *ud, uint64_t at, cw_buf *out, cw_error *err);
-} cw_plan_sink;
-
 typedef struct cw_plan_config {
     cw_names_scheme scheme;
     const char *namespace;          /* Longhorn namespace: RecurringJobs, ConfigMap, CronJobs */
     const cw_policy_config *policy; /* max retain, default group ("" or NULL: none) */
     int default_group;              /* 0: --no-default-group */
     const char *rj_api_version;     /* NULL: the newest longhorn.io version seen, else v1beta1 */
-    const cw_plan_sink *sink;       /* NULL: every record stays in memory */
 } cw_plan_config;
 
 /* What the plan decides for each object. */
@@ -87,28 +77,26 @@ typedef struct cw_plan_ref {
     char *legacy_name; /* the legacy job's own name */
 } cw_plan_ref;
 
-/* Decision for one object holding legacy jobs (Volume, StorageClass, ConfigMap). With a sink, a
- * Volume's legacy names, reason, labels and result message live in records there (`spilled`);
- * cw_plan_item_view reads them back. */
+/* Decision for one object holding legacy jobs (Volume, StorageClass, ConfigMap). */
 typedef struct cw_plan_item {
     const char *kind; /* "Volume", "StorageClass" or "ConfigMap": static */
     /* In `strings`, one allocation (interned in the plan for namespace, apiVersion and source). */
     const char *namespace, *name, *resource_version, *api_version, *source;
     char *strings;
-    uint64_t spilled; /* 1 + position of the newest record in the sink; 0: all in memory */
-    int has_legacy;   /* the legacy field is present (even empty) */
     cw_plan_ref *refs;
     size_t nrefs;
     cw_strlist problems; /* invalid jobs: "spec.recurringJobs[1] (weekly): spec.cron: ..." */
     cw_strlist present;  /* job/group label keys already "enabled" (volumes) or selector names */
-    int any_job_label;   /* a recurring-job(-group) label key exists (volumes) */
     char *selector;      /* StorageClass: existing recurringJobSelector text or NULL */
-    cw_plan_action action;
     char *reason;
     cw_strlist add_labels; /* after finish: label keys to set to "enabled" (volumes) */
     char *new_selector;    /* after finish: StorageClass/ConfigMap selector value */
-    cw_plan_result result;
     char *result_msg;
+    /* The small members together: no padding between them (one item per volume). */
+    int has_legacy;    /* the legacy field is present (even empty) */
+    int any_job_label; /* a recurring-job(-group) label key exists (volumes) */
+    cw_plan_action action;
+    cw_plan_result result;
 } cw_plan_item;
 
 typedef struct cw_plan_cronjob {
@@ -168,13 +156,6 @@ int cw_plan_job_object(const cw_plan *p, size_t j, json_object **out, cw_error *
 int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *item,
                    cw_error *err) CW_MUST_CHECK;
 void cw_plan_item_free(cw_plan_item *item);
-
-/* Item i with everything it has in the sink: *out is &p->items[i] when nothing is spilled, else
- * tmp filled (identity borrowed from the plan; free tmp with cw_plan_item_free). */
-int cw_plan_item_view(const cw_plan *p, size_t i, cw_plan_item *tmp, const cw_plan_item **out,
-                      cw_error *err) CW_MUST_CHECK;
-/* Records item i's result; with a sink, a message goes there (kept in memory if that fails). */
-int cw_plan_item_result(cw_plan *p, size_t i, cw_plan_result r, const char *msg);
 
 /* Applies a MIGRATE decision to an object in place (labels, legacy field, selector). */
 int cw_plan_apply_item(const cw_plan_item *item, json_object *obj, cw_error *err) CW_MUST_CHECK;
