@@ -2,16 +2,24 @@
 # Webhook throughput and latency over TLS keep-alive on loopback, with wrk (Debian package wrk)
 # posting realistic AdmissionReviews (RecurringJob, Volume and Schedule creates, bench/webhook/).
 #
-# Two servers, measured the same way and interleaved round by round so background load hits both:
+# Three servers, measured the same way and interleaved round by round (the order rotating) so that
+# background load hits all of them:
 #   decision  - `cronwarden webhook` (decode, policy, encode, one info log line per request)
-#   ceiling   - the same server code answering a constant body (bench/webhook_ceiling.c)
-# For each: peak requests/s (best of ROUNDS), latency at peak, latency at half of the decision
-# path's peak (paced connections), and peak RSS (VmHWM). Then the ratio and the targets:
-# decision >= 80 % of ceiling, p99 < 1 ms at half load, RSS < 20 MiB.
+#   peer      - the Go webhook a user would run instead (net/http, encoding/json, robfig/cron; the
+#               same decisions), built from ../shared/peers/gowebhook with Debian's Go; skipped
+#               when that directory is absent (CW_BENCH_PEER_DIR names another)
+#   ceiling   - cronwarden's transport answering a constant body (bench/webhook_ceiling.c)
+# Per round and server: requests/s and the server's own CPU per request (user + system from
+# /proc, steadier than req/s when wrk shares the cores). Printed: min / median / max over the
+# rounds of each, of decision/peer and decision/ceiling (req/s) and of peer/decision CPU per
+# request; latency p50/p99/p99.9 at peak (the best round) and at half of the decision path's peak
+# (paced connections); peak RSS (VmHWM). Targets (issue 16): >= 3x the peer, >= 0.8x the ceiling,
+# p99 < 1 ms at half load, RSS < 20 MiB.
 #
 #   bench/webhook.sh [BUILD_DIR]     (default: build/, built if needed)
 #   env: CW_BENCH_SECONDS (8), CW_BENCH_ROUNDS (3), CW_BENCH_CONNECTIONS (16),
-#        CW_BENCH_WRK_THREADS (1), CW_BENCH_SERVER_THREADS (0 = one per core)
+#        CW_BENCH_WRK_THREADS (1), CW_BENCH_SERVER_THREADS (0 = one per core),
+#        CW_BENCH_PEER_DIR (../shared/peers/gowebhook next to the repository)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=../scripts/lib.sh
@@ -22,6 +30,7 @@ rounds=${CW_BENCH_ROUNDS:-3}
 conns=${CW_BENCH_CONNECTIONS:-16}
 wthreads=${CW_BENCH_WRK_THREADS:-1}
 sthreads=${CW_BENCH_SERVER_THREADS:-0}
+peer_dir=${CW_BENCH_PEER_DIR:-$root/../shared/peers/gowebhook}
 
 command -v wrk >/dev/null || cw_ensure_pkgs wrk
 command -v wrk >/dev/null || { echo "wrk is missing (Debian package wrk)" >&2; exit 1; }
@@ -92,29 +101,75 @@ cport=$(free_port)
 cpid=$!; pids+=("$cpid")
 wait_healthy "$cport"
 
+names=(decision ceiling); ports=("$dport" "$cport"); spids=("$dpid" "$cpid")
+if [ -f "$peer_dir/main.go" ]; then
+  command -v go >/dev/null && [ -d /usr/share/gocode/src/github.com/robfig/cron ] ||
+    cw_ensure_pkgs golang-go golang-github-robfig-cron-dev
+  (cd "$peer_dir" && GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$tmp/gocache" \
+    go build -o "$tmp/gowebhook" .)
+  pport=$(free_port)
+  "$tmp/gowebhook" "127.0.0.1:$pport" "$tmp/cert.pem" "$tmp/key.pem" 2>/dev/null &
+  ppid=$!; pids+=("$ppid")
+  for i in $(seq 100); do
+    curl -sk -o /dev/null --data-binary @"$root/bench/webhook/recurringjob.json" \
+      "https://127.0.0.1:$pport/mutate" && break
+    sleep 0.1
+  done
+  # Same decisions: the three reviews get the same patches and warnings from both.
+  for f in recurringjob volume schedule; do
+    a=$(curl -sk --data-binary @"$root/bench/webhook/$f.json" "https://127.0.0.1:$dport/mutate" | jq -cS .response)
+    b=$(curl -sk --data-binary @"$root/bench/webhook/$f.json" "https://127.0.0.1:$pport/mutate" | jq -cS .response)
+    [ "$a" = "$b" ] || cw_log "note: the peer answers $f differently: $b (cronwarden: $a)"
+  done
+  names+=(peer); ports+=("$pport"); spids+=("$ppid")
+else
+  cw_log "no Go peer at $peer_dir: measuring cronwarden and the ceiling only"
+fi
+n=${#names[@]}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# measure I -> "rps=… p50_us=… … cpu_us=…" for server I over one wrk run
+measure() {
+  local t0 t1 r req
+  t0=$(cpu_ticks "${spids[$1]}")
+  r=$(run_wrk "${ports[$1]}" "$secs" "$conns")
+  t1=$(cpu_ticks "${spids[$1]}")
+  req=$(field requests "$r")
+  echo "$r cpu_us=$(awk -v t=$((t1 - t0)) -v n="$req" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN {printf "%.1f", n ? t * 1e6 / hz / n : 0}')"
+}
+stats() { # numbers on stdin -> "min / median / max"
+  sort -g | awk '{v[NR] = $1} END {printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR]}'
+}
+
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 cw_log "warm-up"
-run_wrk "$dport" 2 "$conns" >/dev/null
-run_wrk "$cport" 2 "$conns" >/dev/null
+for i in $(seq 0 $((n - 1))); do run_wrk "${ports[$i]}" 2 "$conns" >/dev/null; done
 
-best_d="" best_c=""
+declare -A res best
 for r in $(seq "$rounds"); do
-  c=$(run_wrk "$cport" "$secs" "$conns"); d=$(run_wrk "$dport" "$secs" "$conns")
-  cw_log "round $r: ceiling $(field rps "$c") req/s, decision $(field rps "$d") req/s"
-  [ -z "$best_c" ] || [ "$(field rps "$c")" -gt "$(field rps "$best_c")" ] && best_c=$c
-  [ -z "$best_d" ] || [ "$(field rps "$d")" -gt "$(field rps "$best_d")" ] && best_d=$d
+  line="round $r:"
+  for k in $(seq 0 $((n - 1))); do
+    i=$(( (k + r) % n ))
+    res[$r,$i]=$(measure "$i")
+    line+=" ${names[$i]} $(field rps "${res[$r,$i]}") req/s ($(field cpu_us "${res[$r,$i]}") µs CPU/req)"
+    if [ -z "${best[$i]:-}" ] || [ "$(field rps "${res[$r,$i]}")" -gt "$(field rps "${best[$i]}")" ]; then
+      best[$i]=${res[$r,$i]}
+    fi
+  done
+  cw_log "$line"
 done
 
 # Half of the decision path's peak, offered by paced connections (wrk's delay(): each connection
 # sends, waits for the answer, pauses DELAY ms). Calibrated with a short run, then measured.
-half=$(( $(field rps "$best_d") / 2 ))
+half=$(( $(field rps "${best[0]}") / 2 ))
 delay=2
 half_run() { # PORT -> RESULT fields at about $half req/s
-  local port=$1 n probe rate
-  n=$(( half * (delay + 1) / 1000 )); [ "$n" -ge 1 ] || n=1
-  probe=$(run_wrk "$port" 3 "$n" "$delay"); rate=$(field rps "$probe")
-  [ "${rate:-0}" -gt 0 ] && n=$(( n * half / rate )); [ "$n" -ge 1 ] || n=1
-  run_wrk "$port" "$secs" "$n" "$delay"
+  local port=$1 c probe rate
+  c=$(( half * (delay + 1) / 1000 )); [ "$c" -ge 1 ] || c=1
+  probe=$(run_wrk "$port" 3 "$c" "$delay"); rate=$(field rps "$probe")
+  [ "${rate:-0}" -gt 0 ] && c=$(( c * half / rate )); [ "$c" -ge 1 ] || c=1
+  run_wrk "$port" "$secs" "$c" "$delay"
 }
 scrape() { curl -sk "https://127.0.0.1:$1/metrics" | grep '^cronwarden_webhook_request_duration_seconds_bucket{route="mutate"'; }
 # Server-side latency (request headers in -> answer queued) from the decision server's own
@@ -125,20 +180,25 @@ bucket_quantile() { # BEFORE AFTER Q
     END { total = c[k]; for (i = 1; i <= k; i++) if (c[i] >= q * total) { print n[i]; exit } }' "$1" "$2"
 }
 scrape "$dport" >"$tmp/m0"
-hd=$(half_run "$dport")
-scrape "$dport" >"$tmp/m1"
-hc=$(half_run "$cport")
-
-drss=$(hwm_kib "$dpid"); crss=$(hwm_kib "$cpid")
+declare -A halfres rss
+for i in $(seq 0 $((n - 1))); do
+  halfres[$i]=$(half_run "${ports[$i]}")
+  [ "$i" = 0 ] && scrape "$dport" >"$tmp/m1"
+done
+for i in $(seq 0 $((n - 1))); do rss[$i]=$(hwm_kib "${spids[$i]}"); done
 stop "$dpid"; stop "$cpid"
+[ -z "${ppid:-}" ] || kill "$ppid" 2>/dev/null || true
 pids=()
-errors=$(( $(field errors "$best_d") + $(field errors "$best_c") + $(field errors "$hd") + $(field errors "$hc") ))
+errors=0
+for i in $(seq 0 $((n - 1))); do
+  errors=$(( errors + $(field errors "${halfres[$i]}") ))
+  for r in $(seq "$rounds"); do errors=$(( errors + $(field errors "${res[$r,$i]}") )); done
+done
 
-ratio=$(awk -v d="$(field rps "$best_d")" -v c="$(field rps "$best_c")" 'BEGIN {printf "%.1f", 100 * d / c}')
 us() { awk -v v="$1" 'BEGIN {printf "%.2f", v / 1000}'; }  # µs -> ms
 printf '\nwebhook benchmark (latencies in ms): %s cores, %s server threads (0 = per core), wrk -t%s -c%s, %ss x %s rounds, TLS keep-alive on loopback\n' \
   "$(nproc)" "$sthreads" "$wthreads" "$conns" "$secs" "$rounds"
-printf '%-20s | %28s | %34s | %7s\n' "" "peak load" "half of the decision peak" ""
+printf '%-20s | %28s | %34s | %7s\n' "" "peak load (best round)" "half of the decision peak" ""
 printf '%-20s | %7s %6s %6s %6s | %7s %8s %8s %8s | %7s\n' "" "req/s" "p50" "p99" "p99.9" \
   "req/s" "p50" "p99" "p99.9" "RSS"
 row() {
@@ -147,13 +207,35 @@ row() {
     "$(field rps "$3")" "$(us "$(field p50_us "$3")")" "$(us "$(field p99_us "$3")")" \
     "$(us "$(field p999_us "$3")")" "$(awk -v k="$4" 'BEGIN {printf "%.1f", k / 1024}')"
 }
-row "decision (/mutate)" "$best_d" "$hd" "$drss"
-row "ceiling (constant)" "$best_c" "$hc" "$crss"
-printf '\ndecision / ceiling: %s %%   (target >= 80 %%)\n' "$ratio"
-printf 'p99 at half load:   %s ms  (target < 1 ms; measured by wrk, which shares the 2 cores)\n' "$(us "$(field p99_us "$hd")")"
+label=("decision (/mutate)" "ceiling (constant)" "Go peer (/mutate)")
+for i in $(seq 0 $((n - 1))); do row "${label[$i]}" "${best[$i]}" "${halfres[$i]}" "${rss[$i]}"; done
+
+printf '\nover %s alternating rounds (min / median / max):\n' "$rounds"
+per_round() { # FIELD I -> one value per round
+  local r; for r in $(seq "$rounds"); do field "$1" "${res[$r,$2]}"; echo; done | sed '/^$/d'
+}
+ratio_rounds() { # FIELD A B -> A/B per round (B/A when INVERT=1)
+  local r a b
+  for r in $(seq "$rounds"); do
+    a=$(field "$1" "${res[$r,$2]}"); b=$(field "$1" "${res[$r,$3]}")
+    awk -v a="$a" -v b="$b" -v inv="${INVERT:-0}" 'BEGIN {printf "%.2f\n", inv ? b / a : a / b}'
+  done
+}
+for i in $(seq 0 $((n - 1))); do
+  printf '  %-10s req/s %s   server CPU per request %s µs\n' "${names[$i]}" \
+    "$(per_round rps "$i" | stats)" "$(per_round cpu_us "$i" | stats)"
+done
+printf '  decision / ceiling, req/s:           %s   (target >= 0.8)\n' "$(ratio_rounds rps 0 1 | stats)"
+printf '  ceiling / decision, CPU per request: %s   (1.0 = the decision costs nothing)\n' \
+  "$(INVERT=1 ratio_rounds cpu_us 1 0 | stats)"
+if [ "$n" = 3 ]; then
+  printf '  decision / Go peer, req/s:           %s   (target >= 3)\n' "$(ratio_rounds rps 0 2 | stats)"
+  printf '  Go peer / decision, CPU per request: %s\n' "$(ratio_rounds cpu_us 2 0 | stats)"
+fi
+printf 'p99 at half load:   %s ms  (target < 1 ms; measured by wrk, which shares the 2 cores)\n' "$(us "$(field p99_us "${halfres[0]}")")"
 printf '  server side:      p50 <= %s s, p99 <= %s s (histogram bucket bounds, headers in -> answer queued)\n' \
   "$(bucket_quantile "$tmp/m0" "$tmp/m1" 0.5)" "$(bucket_quantile "$tmp/m0" "$tmp/m1" 0.99)"
-printf 'peak RSS:           %s MiB (target < 20 MiB)\n' "$(awk -v k="$drss" 'BEGIN {printf "%.1f", k / 1024}')"
+printf 'peak RSS:           %s MiB (target < 20 MiB)\n' "$(awk -v k="${rss[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
 printf 'errors:             %s\n' "$errors"
 printf 'load average:       %s before, %s after (other work on this machine skews latency)\n' \
   "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)"

@@ -31,15 +31,14 @@ static int fail(cw_webhook_result *res, unsigned status, const char *outcome)
     return res->error.code ? res->error.code : CW_EINVAL;
 }
 
-int cw_webhook_admit(const cw_policy_config *policy, cw_webhook_route route, char *body, size_t len,
-                     cw_webhook_result *res)
+/* The answer once the body is decoded (rc: how decoding went). */
+static int answer(const cw_policy_config *policy, cw_webhook_route route, int rc,
+                  cw_webhook_result *res)
 {
-    int rc;
     cw_decision d;
     cw_decision_init(&d);
 
-    cw_review_prune(body, len);
-    if ((rc = cw_review_decode(body, len, &res->req, &res->error)) != CW_OK) {
+    if (rc != CW_OK) {
         rc = fail(res, rc == CW_ENOMEM ? 500 : 400, rc == CW_ENOMEM ? "error" : "invalid");
         goto done;
     }
@@ -72,4 +71,16 @@ int cw_webhook_admit(const cw_policy_config *policy, cw_webhook_route route, cha
 done:
     cw_decision_free(&d);
     return rc;
+}
+
+int cw_webhook_admit(const cw_policy_config *policy, cw_webhook_route route, char *body, size_t len,
+                     cw_webhook_result *res)
+{
+    return answer(policy, route, cw_review_read(body, len, &res->req, &res->error), res);
+}
+
+int cw_webhook_admit_reference(const cw_policy_config *policy, cw_webhook_route route,
+                               const char *body, size_t len, cw_webhook_result *res)
+{
+    return answer(policy, route, cw_review_decode(body, len, &res->req, &res->error), res);
 }

@@ -28,8 +28,13 @@ void cw_webhook_result_free(cw_webhook_result *res);
 
 /* Fills res for body posted to route. Returns CW_OK when the answer is a 200 AdmissionReview and
  * the error code otherwise (res->status and res->body are set either way). A patch is only ever
- * returned from CW_WEBHOOK_MUTATE. body is modified in place (cw_review_prune). */
+ * returned from CW_WEBHOOK_MUTATE. body may be modified in place (cw_review_read). */
 int cw_webhook_admit(const cw_policy_config *policy, cw_webhook_route route, char *body, size_t len,
                      cw_webhook_result *res);
+
+/* The same answer with every byte of the body parsed by json-c (cw_review_decode, no pruning):
+ * the reference the fast decode is held to by tests and tests/fuzz/fuzz_admission. */
+int cw_webhook_admit_reference(const cw_policy_config *policy, cw_webhook_route route,
+                               const char *body, size_t len, cw_webhook_result *res);
 
 #endif

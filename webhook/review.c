@@ -228,6 +228,16 @@ static int decode_request(json_object *root, cw_review_request *req, cw_error *e
     return cw_json_opt_bool(r, "request", "dryRun", &req->dry_run, NULL, err);
 }
 
+int cw_review_decode_root(json_object *root, cw_review_request *req, cw_error *err)
+{
+    cw_review_request_init(req);
+    req->root = root;
+    int rc = decode_request(root, req, err);
+    if (rc != CW_OK)
+        cw_review_request_free(req);
+    return rc;
+}
+
 int cw_review_decode(const char *body, size_t len, cw_review_request *req, cw_error *err)
 {
     json_object *root = NULL;
@@ -237,11 +247,17 @@ int cw_review_decode(const char *body, size_t len, cw_review_request *req, cw_er
     int rc = parse(body, len, &root, err);
     if (rc != CW_OK)
         return rc;
-    req->root = root;
-    rc = decode_request(root, req, err);
-    if (rc != CW_OK)
-        cw_review_request_free(req);
-    return rc;
+    return cw_review_decode_root(root, req, err);
+}
+
+int cw_review_read(char *body, size_t len, cw_review_request *req, cw_error *err)
+{
+    int handled = 0;
+    int rc = cw_review_decode_fast(body, len, req, &handled, err);
+    if (handled || rc != CW_OK)
+        return rc;
+    cw_review_prune(body, len);
+    return cw_review_decode(body, len, req, err);
 }
 
 /* A JSON string as json-c writes it (quote, backslash and control characters escaped, '/' and

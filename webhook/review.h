@@ -57,6 +57,20 @@ void cw_review_request_free(cw_review_request *req);
 int cw_review_decode(const char *body, size_t len, cw_review_request *req,
                      cw_error *err) CW_MUST_CHECK;
 
+/* The same decode from a parsed AdmissionReview; takes root (req owns it, freed on failure). */
+int cw_review_decode_root(json_object *root, cw_review_request *req, cw_error *err) CW_MUST_CHECK;
+
+/* The fast decode (webhook/review_fast.c): one walk over the bytes, json-c only for the members
+ * the webhook reads. *handled = 0 (and CW_OK) when the body is anything but a plain review (an
+ * error of any kind, escaped keys, deep nesting, a huge body): then cw_review_decode decides.
+ * When handled, the result and every message are those cw_review_decode gives. */
+int cw_review_decode_fast(const char *body, size_t len, cw_review_request *req, int *handled,
+                          cw_error *err) CW_MUST_CHECK;
+
+/* What the server uses: the fast decode, else cw_review_prune and cw_review_decode (body may be
+ * modified in place). */
+int cw_review_read(char *body, size_t len, cw_review_request *req, cw_error *err) CW_MUST_CHECK;
+
 /* Overwrites metadata.managedFields of request.object and request.oldObject with "[]" and spaces
  * (same length, so offsets are kept) when body is well-formed JSON; returns the bytes blanked.
  * No admission rule reads managedFields, and json-c builds it slowly. */

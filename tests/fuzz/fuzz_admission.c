@@ -1,6 +1,8 @@
 /* The webhook's whole decision path for one request body, transport aside: cw_webhook_admit
  * (prune, AdmissionReview decode, dispatch to defaults/, encode), on both routes and under two
  * policy configurations. Invariants, besides no crash, leak or UB:
+ *   - the answer (status, body, outcome, kind) is byte for byte the reference's, which parses
+ *     every byte with json-c (cw_webhook_admit_reference): the fast decode decides the same;
  *   - the status is 200 or 400 (500 only for CW_ENOMEM, which cannot happen here), and 400
  *     exactly when decoding the body as sent (without pruning managedFields) fails;
  *   - 400 and 500 answers are one plain-text line;
@@ -190,6 +192,17 @@ static void admit(const cw_policy_config *cfg, cw_webhook_route route, const uin
     FUZZ_CHECK((prc == CW_OK) == (res.status != 400), "decoded as sent: %d (%s); admitted: %u (%s)",
                prc, perr.message, res.status, res.error.message);
     cw_review_request_free(&plain);
+    /* The fast decode answers exactly as the reference, every byte through json-c, does. */
+    cw_webhook_result ref;
+    cw_webhook_result_init(&ref);
+    int rrc = cw_webhook_admit_reference(cfg, route, (const char *)data, size, &ref);
+    FUZZ_CHECK(rrc == rc && ref.status == res.status && ref.body.len == res.body.len &&
+                   memcmp(ref.body.data, res.body.data, res.body.len) == 0 &&
+                   strcmp(ref.outcome, res.outcome) == 0 &&
+                   strcmp(ref.kind_label, res.kind_label) == 0,
+               "fast and full decode differ: reference %u %.*s, fast %u %.*s", ref.status,
+               (int)ref.body.len, ref.body.data, res.status, (int)res.body.len, res.body.data);
+    cw_webhook_result_free(&ref);
     if (res.status == 200) {
         check_answer(cfg, route, &res);
     } else {
