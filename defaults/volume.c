@@ -5,6 +5,8 @@
 #include "defaults/patch.h"
 #include "lib/json.h"
 
+const char *const cw_volume_spec_members[] = {"recurringJobs", NULL};
+
 /* Longhorn compares against the prefixes without their trailing slash. */
 #define JOB_KEY_PREFIX   "recurring-job.longhorn.io"
 #define GROUP_KEY_PREFIX "recurring-job-group.longhorn.io"

@@ -18,6 +18,10 @@ int cw_volume_has_legacy_jobs(json_object *volume);
 int cw_volume_job_label(cw_buf *out, const char *job);
 int cw_volume_group_label(cw_buf *out, const char *group);
 
+/* The members of spec the rules below read (NULL-terminated): the webhook's fast decode builds
+ * no other member of a Volume's spec. A rule that reads another adds it here. */
+extern const char *const cw_volume_spec_members[];
+
 /* CREATE/UPDATE: adds recurring-job-group.longhorn.io/<cfg->default_group>: enabled when the
  * volume has no job label, cfg->default_group is non-empty and the volume carries no legacy jobs
  * (those become job labels on migration; the default group would then run on top of them). */
