@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <yaml.h>
 
@@ -710,6 +711,21 @@ done:
     return rc;
 }
 
+/* A buffer for a whole file, freed with free(). A big one (a cluster's dump of 100,000 volumes is
+ * 290 MB) is aligned to and advised for transparent huge pages: the kernel then faults it in 2 MiB
+ * at a time instead of 4 KiB (page faults were a tenth of `migrate --from-file`'s time). */
+static char *file_buffer(size_t size)
+{
+    const size_t huge = (size_t)2 << 20;
+    if (size < 4 * huge)
+        return malloc(size);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, size) != 0)
+        return NULL;
+    madvise(p, (size + huge - 1) / huge * huge, MADV_HUGEPAGE); /* advice: failure is harmless */
+    return p;
+}
+
 int cw_file_read(const char *path, char **data, size_t *len, cw_error *err)
 {
     int rc = CW_OK;
@@ -725,7 +741,7 @@ int cw_file_read(const char *path, char **data, size_t *len, cw_error *err)
         rc = cw_error_set(err, CW_EIO, "%s: not a regular file", path);
         goto done;
     }
-    buf = malloc((size_t)st.st_size + 1);
+    buf = file_buffer((size_t)st.st_size + 1);
     if (!buf) {
         rc = cw_error_set(err, CW_ENOMEM, "%s: out of memory reading %lld bytes", path,
                           (long long)st.st_size);
