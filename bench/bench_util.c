@@ -1,6 +1,7 @@
 #include "bench_util.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -82,4 +83,28 @@ double cw_bench_percentile(const double *sorted, size_t n, double p)
         return 0;
     size_t i = (size_t)(p * (double)(n - 1) + 0.5);
     return sorted[i < n ? i : n - 1];
+}
+
+static const char *const legacy_crons[] = {"0 */6 * * *",  "0 2 * * *", "30 3 * * SUN",
+                                           "@hourly",      "0 0 * * *", "*/30 * * * *",
+                                           "15 1 * * 1-5", "0 4 1 * *"};
+static const char *const legacy_labels[] = {"null", "{}", "{\"tier\":\"gold\"}",
+                                            "{\"team\":\"payments\",\"tier\":\"gold\"}"};
+
+size_t cw_bench_legacy_jobs(char *buf, size_t cap, size_t i)
+{
+    size_t n = 0;
+    unsigned seed = (unsigned)i * 2654435761u;
+    int jobs = (int)(seed >> 8) % 4;
+    for (int j = 0; j < jobs && n < cap; j++) {
+        seed = seed * 1103515245u + 12345u;
+        int k = snprintf(buf + n, cap - n,
+                         "%s{\"name\":\"job-%d\",\"task\":\"%s\",\"cron\":\"%s\",\"retain\":%u,"
+                         "\"labels\":%s}",
+                         j ? "," : "", j, (seed >> 3) % 2 ? "backup" : "snapshot",
+                         legacy_crons[(seed >> 5) % 8], 1 + (seed >> 9) % 7,
+                         legacy_labels[(seed >> 13) % 4]);
+        n += k > 0 ? (size_t)k : 0;
+    }
+    return n < cap ? n : cap - 1;
 }

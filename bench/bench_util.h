@@ -31,4 +31,8 @@ long cw_bench_self_rss_kib(void);
 double cw_bench_percentile(const double *sorted, size_t n, double p);
 void cw_bench_sort(double *v, size_t n);
 
+/* Volume i's legacy spec.recurringJobs items (0-4, deterministic, from a pool of shared specs),
+ * as bench_migrate_online seeds them, written at buf; returns the length written. */
+size_t cw_bench_legacy_jobs(char *buf, size_t cap, size_t i);
+
 #endif

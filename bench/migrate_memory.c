@@ -18,11 +18,6 @@
 #include "migrate/plan.h"
 #include "migrate/report.h"
 
-static const char *crons[] = {"0 */6 * * *", "0 2 * * *",    "30 3 * * SUN", "@hourly",
-                              "0 0 * * *",   "*/30 * * * *", "15 1 * * 1-5", "0 4 1 * *"};
-static const char *labels[] = {"null", "{}", "{\"tier\":\"gold\"}",
-                               "{\"team\":\"payments\",\"tier\":\"gold\"}"};
-
 /* bench_migrate_online's seed_one, plus what the API server adds that the planner reads. */
 static json_object *volume(size_t i, const char *ns)
 {
@@ -33,16 +28,7 @@ static json_object *volume(size_t i, const char *ns)
                      "\"spec\":{\"accessMode\":\"rwo\",\"numberOfReplicas\":3,"
                      "\"recurringJobs\":[",
                      i, ns, 100000 + i);
-    unsigned seed = (unsigned)i * 2654435761u;
-    int jobs = (int)(seed >> 8) % 4;
-    for (int j = 0; j < jobs; j++) {
-        seed = seed * 1103515245u + 12345u;
-        n += snprintf(buf + n, sizeof(buf) - (size_t)n,
-                      "%s{\"name\":\"job-%d\",\"task\":\"%s\",\"cron\":\"%s\",\"retain\":%u,"
-                      "\"labels\":%s}",
-                      j ? "," : "", j, (seed >> 3) % 2 ? "backup" : "snapshot",
-                      crons[(seed >> 5) % 8], 1 + (seed >> 9) % 7, labels[(seed >> 13) % 4]);
-    }
+    n += (int)cw_bench_legacy_jobs(buf + n, sizeof(buf) - (size_t)n, i);
     snprintf(buf + n, sizeof(buf) - (size_t)n, "]}}");
     return json_tokener_parse(buf);
 }

@@ -18,11 +18,6 @@
 #include "defaults/names.h"
 #include "lib/pool.h"
 
-static const char *crons[] = {"0 */6 * * *", "0 2 * * *",    "30 3 * * SUN", "@hourly",
-                              "0 0 * * *",   "*/30 * * * *", "15 1 * * 1-5", "0 4 1 * *"};
-static const char *labels[] = {"null", "{}", "{\"tier\":\"gold\"}",
-                               "{\"team\":\"payments\",\"tier\":\"gold\"}"};
-
 static cw_kube_client *client(const char *kubeconfig, int inflight)
 {
     cw_kube_config cfg;
@@ -65,16 +60,7 @@ static void seed_one(void *ud, size_t i)
                  "\"numberOfReplicas\":3,\"size\":\"10737418240\",\"staleReplicaTimeout\":30,"
                  "\"recurringJobs\":[",
                  i, c->ns, i % 12);
-    unsigned seed = (unsigned)i * 2654435761u;
-    int jobs = (int)(seed >> 8) % 4;
-    for (int j = 0; j < jobs; j++) {
-        seed = seed * 1103515245u + 12345u;
-        n += snprintf(buf + n, sizeof(buf) - (size_t)n,
-                      "%s{\"name\":\"job-%d\",\"task\":\"%s\",\"cron\":\"%s\",\"retain\":%u,"
-                      "\"labels\":%s}",
-                      j ? "," : "", j, (seed >> 3) % 2 ? "backup" : "snapshot",
-                      crons[(seed >> 5) % 8], 1 + (seed >> 9) % 7, labels[(seed >> 13) % 4]);
-    }
+    n += (int)cw_bench_legacy_jobs(buf + n, sizeof(buf) - (size_t)n, i);
     snprintf(buf + n, sizeof(buf) - (size_t)n, "]}}");
     json_object *obj = json_tokener_parse(buf);
     cw_kube_resource r = {"longhorn.io", "v1beta1", "volumes", c->ns};
