@@ -27,16 +27,7 @@ kc() { "$CW_KUBECTL" "$@"; }
 kc apply -k "$root/crds" >/dev/null
 kc wait --for=condition=Established crd/volumes.longhorn.io crd/recurringjobs.longhorn.io crd/settings.longhorn.io >/dev/null
 kc create namespace "$ns" >/dev/null
-kc apply -n "$ns" -f - >/dev/null <<'YAML'
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: longhorn-manager}
-spec:
-  selector: {matchLabels: {app: longhorn-manager}}
-  template:
-    metadata: {labels: {app: longhorn-manager}}
-    spec: {containers: [{name: longhorn-manager, image: "longhornio/longhorn-manager:v1.2.6"}]}
-YAML
+kc apply -n "$ns" -f "$root/tests/e2e/fixtures/longhorn-manager.yaml" >/dev/null
 seed_s=$("$build/bench/bench_controller_seed" "$dir/kubeconfig" "$ns" "$vols" "$jobs")
 echo "seeded $vols volumes and $jobs RecurringJobs in ${seed_s}s"
 

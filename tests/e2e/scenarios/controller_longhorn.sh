@@ -43,18 +43,7 @@ no_cj() { [ "$(cj_count "$1")" = 0 ]; }
 vol_labels() { kc get volumes.v1beta1.longhorn.io -n "$LH" "$1" -o json | jq -cS '.metadata.labels // {}'; }
 
 e2e_step "Longhorn as a fresh 1.2.6 install: the longhorn-manager DaemonSet (its image is the jobs')"
-kc apply -n "$LH" -f - >/dev/null <<'EOF2'
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: longhorn-manager}
-spec:
-  selector: {matchLabels: {app: longhorn-manager}}
-  template:
-    metadata: {labels: {app: longhorn-manager}}
-    spec:
-      containers:
-      - {name: longhorn-manager, image: "longhornio/longhorn-manager:v1.2.6"}
-EOF2
+kc apply -n "$LH" -f "$CW_SOURCE_DIR/tests/e2e/fixtures/longhorn-manager.yaml" >/dev/null
 
 e2e_step "RecurringJobs: the two of the fixtures, one more, one the policy refuses"
 kc apply -n "$LH" -f - >/dev/null <<'EOF2'
