@@ -305,16 +305,28 @@ cwc_up() {
     cwc_kubeconfig "$dir/kubeconfig-$u" "$api" "$dir/pki/ca.crt" "$u" "$tok" 1
   done < "$dir/pki/tokens.csv"
 
-  cwc_spawn "$dir" kube-controller-manager "$bin/kube-controller-manager" \
-    --kubeconfig="$dir/kubeconfig" --leader-elect=false --port=0 \
-    --bind-address=127.0.0.1 --secure-port="$kcm_port" --cert-dir="$dir/data/kcm-certs" \
-    --service-account-private-key-file="$dir/pki/sa.key" --root-ca-file="$dir/pki/ca.crt" \
-    --use-service-account-credentials=false \
-    --controllers="${CRONWARDEN_E2E_CONTROLLERS:-$CWC_DEFAULT_CONTROLLERS}" --profiling=false
-  if ! cwc_wait_for 60 "kube-controller-manager /healthz on :$kcm_port" kube-controller-manager "$dir" \
-       curl -fsSk --max-time 5 "https://127.0.0.1:$kcm_port/healthz"; then
+  # The controller-manager's port was picked seconds ago; a parallel test may have bound it since
+  # (CI saw exactly that), so a clash picks another port rather than failing the scenario.
+  for attempt in 1 2 3; do
+    cwc_spawn "$dir" kube-controller-manager "$bin/kube-controller-manager" \
+      --kubeconfig="$dir/kubeconfig" --leader-elect=false --port=0 \
+      --bind-address=127.0.0.1 --secure-port="$kcm_port" --cert-dir="$dir/data/kcm-certs" \
+      --service-account-private-key-file="$dir/pki/sa.key" --root-ca-file="$dir/pki/ca.crt" \
+      --use-service-account-credentials=false \
+      --controllers="${CRONWARDEN_E2E_CONTROLLERS:-$CWC_DEFAULT_CONTROLLERS}" --profiling=false
+    if cwc_wait_for 60 "kube-controller-manager /healthz on :$kcm_port" kube-controller-manager "$dir" \
+         curl -fsSk --max-time 5 "https://127.0.0.1:$kcm_port/healthz"; then
+      break
+    fi
+    if grep -q 'address already in use' "$dir/logs/kube-controller-manager.log" 2>/dev/null &&
+       [ "$attempt" -lt 3 ]; then
+      cwc_log "port clash for kube-controller-manager; retrying with another port"
+      cwc_stop_pid "$dir" kube-controller-manager
+      kcm_port=$(cwc_free_port) || { cwc_down "$dir"; return 1; }
+      continue
+    fi
     cwc_tail_log "$dir/logs/kube-controller-manager.log" 60; cwc_down "$dir"; return 1
-  fi
+  done
   # The apiserver creates the default namespace shortly after /readyz.
   if ! cwc_wait_for 30 "namespace default" kube-apiserver "$dir" \
        "$bin/kubectl" --kubeconfig "$dir/kubeconfig" get namespace default; then
