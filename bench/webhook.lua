@@ -1,14 +1,10 @@
 -- wrk script for bench/webhook.sh: POSTs realistic AdmissionReviews (RecurringJob, Volume and
 -- Schedule creates, in rotation) over keep-alive TLS connections.
---   [CW_WRK_DELAY_MS=N] wrk ... -s bench/webhook.lua -- BODY_DIR
--- CW_WRK_DELAY_MS > 0 paces every connection (one request, then that many ms of pause): with C
--- connections the offered load is about C * 1000 / (DELAY_MS + latency) requests per second.
+--   wrk ... -s bench/webhook.lua -- BODY_DIR
 -- done() prints one machine-readable line: "RESULT requests=… rps=… p50_us=… …".
 
 local bodies = {}
 local n = 0
--- wrk decides whether a script paces its requests when it loads it, before init() runs.
-local delay_ms = tonumber(os.getenv("CW_WRK_DELAY_MS") or "0")
 
 function init(args)
   local dir = args[1] or "bench/webhook"
@@ -25,12 +21,6 @@ end
 function request()
   n = n % #bodies + 1
   return bodies[n]
-end
-
-if delay_ms > 0 then
-  function delay()
-    return delay_ms
-  end
 end
 
 function done(summary, latency, requests)

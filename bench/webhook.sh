@@ -13,8 +13,8 @@
 # /proc, steadier than req/s when wrk shares the cores). Printed: min / median / max over the
 # rounds of each, of decision/peer and decision/ceiling (req/s) and of peer/decision CPU per
 # request; latency p50/p99/p99.9 at peak (the best round) and at half of the decision path's peak
-# (paced connections); peak RSS (VmHWM). Targets (issue 16): >= 3x the peer, >= 0.8x the ceiling,
-# p99 < 1 ms at half load, RSS < 20 MiB.
+# (open loop, bench/webhook_paced.c); peak RSS (VmHWM). Targets (issue 16): >= 3x the peer,
+# >= 0.8x the ceiling, p99 < 1 ms at half load, RSS < 20 MiB.
 #
 #   bench/webhook.sh [BUILD_DIR]     (default: build/, built if needed)
 #   env: CW_BENCH_SECONDS (8), CW_BENCH_ROUNDS (3), CW_BENCH_CONNECTIONS (16),
@@ -34,10 +34,11 @@ peer_dir=${CW_BENCH_PEER_DIR:-$root/../shared/peers/gowebhook}
 
 command -v wrk >/dev/null || cw_ensure_pkgs wrk
 command -v wrk >/dev/null || { echo "wrk is missing (Debian package wrk)" >&2; exit 1; }
-[ -x "$build/cmd/cronwarden" ] && [ -x "$build/bench/cw_bench_webhook_ceiling" ] ||
-  cw_build "$build"
+[ -x "$build/cmd/cronwarden" ] && [ -x "$build/bench/cw_bench_webhook_ceiling" ] &&
+  [ -x "$build/bench/cw_bench_webhook_paced" ] || cw_build "$build"
 bin=$build/cmd/cronwarden
 ceiling_bin=$build/bench/cw_bench_webhook_ceiling
+paced_bin=$build/bench/cw_bench_webhook_paced
 
 tmp=$(mktemp -d /tmp/cw-bench-webhook.XXXXXX)
 pids=()
@@ -77,9 +78,9 @@ dport=$(free_port)
   --tls-private-key-file "$tmp/key.pem" 2>/dev/null &
 dpid=$!; pids+=("$dpid")
 
-# run_wrk PORT SECONDS CONNECTIONS [DELAY_MS] -> the RESULT line's fields
+# run_wrk PORT SECONDS CONNECTIONS -> the RESULT line's fields
 run_wrk() {
-  CW_WRK_DELAY_MS=${4:-0} wrk -t"$wthreads" -c"$3" -d"$2"s --timeout 5s -s "$root/bench/webhook.lua" \
+  wrk -t"$wthreads" -c"$3" -d"$2"s --timeout 5s -s "$root/bench/webhook.lua" \
     "https://127.0.0.1:$1" -- "$root/bench/webhook" 2>&1 | sed -n 's/^RESULT //p'
 }
 field() { sed -n "s/.*\b$1=\([0-9.]*\).*/\1/p" <<<"$2"; }
@@ -162,16 +163,11 @@ for r in $(seq "$rounds"); do
   cw_log "$line"
 done
 
-# Half of the decision path's peak, offered by paced connections (wrk's delay(): each connection
-# sends, waits for the answer, pauses DELAY ms). Calibrated with a short run, then measured.
+# Half of the decision path's peak, offered open loop (bench/webhook_paced.c): requests due at even
+# intervals, latency from when each was due, so a request waiting for a free connection counts.
 half=$(( $(field rps "${best[0]}") / 2 ))
-delay=2
-half_run() { # PORT -> RESULT fields at about $half req/s
-  local port=$1 c probe rate
-  c=$(( half * (delay + 1) / 1000 )); [ "$c" -ge 1 ] || c=1
-  probe=$(run_wrk "$port" 3 "$c" "$delay"); rate=$(field rps "$probe")
-  [ "${rate:-0}" -gt 0 ] && c=$(( c * half / rate )); [ "$c" -ge 1 ] || c=1
-  run_wrk "$port" "$secs" "$c" "$delay"
+half_run() { # PORT -> RESULT fields at $half req/s
+  "$paced_bin" "$1" "$half" "$secs" "$conns" "$root/bench/webhook" | sed -n 's/^RESULT //p'
 }
 scrape() { curl -sk "https://127.0.0.1:$1/metrics" | grep '^cronwarden_webhook_request_duration_seconds_bucket{route="mutate"'; }
 # Server-side latency (request headers in -> answer queued) from the decision server's own
@@ -234,7 +230,7 @@ if [ "$n" = 3 ]; then
   printf '  decision / Go peer, req/s:           %s   (target >= 3)\n' "$(ratio_rounds rps 0 2 | stats)"
   printf '  Go peer / decision, CPU per request: %s\n' "$(ratio_rounds cpu_us 2 0 | stats)"
 fi
-printf 'p99 at half load:   %s ms  (target < 1 ms; measured by wrk, which shares the 2 cores)\n' "$(us "$(field p99_us "${halfres[0]}")")"
+printf 'p99 at half load:   %s ms  (target < 1 ms; open loop, from when each request was due; the client shares the cores)\n' "$(us "$(field p99_us "${halfres[0]}")")"
 printf '  server side:      p50 <= %s s, p99 <= %s s (histogram bucket bounds, headers in -> answer queued)\n' \
   "$(bucket_quantile "$tmp/m0" "$tmp/m1" 0.5)" "$(bucket_quantile "$tmp/m0" "$tmp/m1" 0.99)"
 printf 'peak RSS:           %s MiB (target < 20 MiB)\n' "$(awk -v k="${rss[0]}" 'BEGIN {printf "%.1f", k / 1024}')"
