@@ -159,20 +159,49 @@ done:
 
 /* ---- duplicate keys ---- */
 
-/* One set of keys per open object (the walk's nesting is bounded by json-c's depth). */
+/* The keys of one open object. Most objects have a handful of keys, so they are kept as spans
+ * of the text and compared in place; an object with more than DUP_INLINE keys moves its keys into
+ * a map. (A map per object cost a third of `migrate --from-file` in allocations.) */
+#define DUP_INLINE 32
+
+typedef struct dup_key {
+    const char *raw; /* between the quotes, escapes not decoded */
+    size_t len;
+    int escaped;
+} dup_key;
+
+typedef struct dup_level {
+    dup_key keys[DUP_INLINE];
+    size_t n;
+    cw_strmap *many; /* decoded keys once n passed DUP_INLINE, else NULL */
+} dup_level;
+
+/* One level per open object (the walk's nesting is bounded by json-c's depth). */
 typedef struct dup_ctx {
-    cw_strmap keys[JSON_TOKENER_DEFAULT_DEPTH + 1];
+    dup_level levels[JSON_TOKENER_DEFAULT_DEPTH + 1];
     size_t depth;
     const char *text;
     size_t bad;
     char *key; /* the duplicate, decoded */
 } dup_ctx;
 
+static void level_close(dup_level *l)
+{
+    if (l->many) {
+        cw_strmap_free(l->many, NULL);
+        free(l->many);
+        l->many = NULL;
+    }
+    l->n = 0;
+}
+
 static int dup_begin(void *ud, int ctx)
 {
     (void)ctx;
     dup_ctx *d = ud;
-    cw_strmap_init(&d->keys[d->depth++]);
+    dup_level *l = &d->levels[d->depth++];
+    l->n = 0;
+    l->many = NULL;
     return 0;
 }
 
@@ -180,7 +209,7 @@ static int dup_end(void *ud, int ctx)
 {
     (void)ctx;
     dup_ctx *d = ud;
-    cw_strmap_free(&d->keys[--d->depth], NULL);
+    level_close(&d->levels[--d->depth]);
     return 0;
 }
 
@@ -199,23 +228,67 @@ static char *decode_key(const char *text, const char *key, size_t len)
     return out;
 }
 
+/* 1 when a and b name the same key for json-c, 0 when not, CW_ENOMEM. Without escapes the raw
+ * text is the key; with one, both are decoded (json-c keeps a key up to a decoded NUL). */
+static int same_key(const char *text, const dup_key *a, const dup_key *b)
+{
+    if (!a->escaped && !b->escaped)
+        return a->len == b->len && memcmp(a->raw, b->raw, a->len) == 0;
+    char *x = decode_key(text, a->raw, a->len), *y = decode_key(text, b->raw, b->len);
+    int same = x && y ? strcmp(x, y) == 0 : CW_ENOMEM;
+    free(x);
+    free(y);
+    return same;
+}
+
+/* Puts k into l's map (made, with the inline keys, on first use): 0 when it was already there. */
+static int put_many(const char *text, dup_level *l, const dup_key *k)
+{
+    if (!l->many) {
+        if (!(l->many = malloc(sizeof(*l->many))))
+            return CW_ENOMEM;
+        cw_strmap_init(l->many);
+        for (size_t i = 0; i < l->n; i++) { /* distinct: each was checked when it came */
+            int rc = put_many(text, l, &l->keys[i]);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    char *s = decode_key(text, k->raw, k->len);
+    if (!s)
+        return CW_ENOMEM;
+    int put = cw_strmap_put(l->many, s, strlen(s), NULL, NULL);
+    free(s);
+    return put;
+}
+
 static int dup_member(void *ud, int ctx, const char *key, size_t len, size_t vs, size_t ve)
 {
     (void)ctx;
     (void)vs;
     (void)ve;
     dup_ctx *d = ud;
-    char *k = decode_key(d->text, key, len);
-    if (!k)
-        return CW_ENOMEM;
-    int put = cw_strmap_put(&d->keys[d->depth - 1], k, strlen(k), NULL, NULL);
-    if (put == 0) {
-        d->bad = (size_t)(key - d->text) - 1; /* the key's opening quote */
-        d->key = k;
-        return CW_EINVAL;
+    dup_level *l = &d->levels[d->depth - 1];
+    dup_key k = {key, len, memchr(key, '\\', len) != NULL};
+    int fresh = 1;
+    if (l->n < DUP_INLINE && !l->many) {
+        for (size_t i = 0; i < l->n && fresh == 1; i++) {
+            int same = same_key(d->text, &l->keys[i], &k);
+            fresh = same < 0 ? same : !same;
+        }
+        if (fresh == 1)
+            l->keys[l->n++] = k;
+    } else {
+        fresh = put_many(d->text, l, &k);
     }
-    free(k);
-    return put < 0 ? CW_ENOMEM : 0;
+    if (fresh < 0)
+        return fresh;
+    if (fresh == 0) {
+        d->bad = (size_t)(key - d->text) - 1; /* the key's opening quote */
+        d->key = decode_key(d->text, key, len);
+        return d->key ? CW_EINVAL : CW_ENOMEM;
+    }
+    return 0;
 }
 
 /* After a successful parse of data[start, end): CW_EINVAL naming the first duplicate key. */
@@ -223,11 +296,15 @@ static int check_duplicates(const char *data, size_t start, size_t end, cw_error
 {
     static const cw_json_walk_ops ops = {
         .object_begin = dup_begin, .member = dup_member, .object_end = dup_end};
-    dup_ctx d = {.text = data};
+    dup_ctx d; /* not zeroed: 26 KB a span; a level is set up when its object opens */
+    d.depth = 0;
+    d.text = data;
+    d.bad = 0;
+    d.key = NULL;
     int rc = cw_json_walk(data + start, end - start, JSON_TOKENER_DEFAULT_DEPTH, &ops, &d, 0,
                           &(size_t){0});
-    while (d.depth) /* a stopped walk leaves its sets open */
-        cw_strmap_free(&d.keys[--d.depth], NULL);
+    while (d.depth) /* a stopped walk leaves its levels open */
+        level_close(&d.levels[--d.depth]);
     if (rc == CW_ENOMEM)
         return cw_error_oom(err);
     if (rc == CW_EINVAL && d.key) {

@@ -163,12 +163,59 @@ static void refuses_duplicate_keys(void **state)
     }
 }
 
+/* Objects past the inline key slots (32) keep their keys in a map: the same answers there, and
+ * across the switch. Text: {"k0":0,"k1":1,...,"k<n-1>":<n-1>} then one more key, raw. */
+static void refuses_duplicate_keys_in_large_objects(void **state)
+{
+    (void)state;
+    static const struct {
+        int nkeys;
+        const char *extra;   /* the last key's raw text, or NULL */
+        const char *message; /* NULL: accepted */
+    } big[] = {
+        {32, NULL, NULL},
+        {33, NULL, NULL},
+        {40, NULL, NULL},
+        {2, "\\u006b1", "line 1, column 16: duplicate key \"k1\""},
+        {3, "k1\\u0000x", "line 1, column 23: duplicate key \"k1\""}, /* json-c stops at NUL */
+        {32, "k0", "line 1, column 270: duplicate key \"k0\""},       /* the 33rd key */
+        {35, "\\u006b7", "line 1, column 297: duplicate key \"k7\""},
+        {35, "k5\\u0000x", "line 1, column 297: duplicate key \"k5\""},
+        {39, "k3", "line 1, column 333: duplicate key \"k3\""},
+    };
+    for (size_t c = 0; c < sizeof(big) / sizeof(big[0]); c++) {
+        char t[1024];
+        size_t n = 0;
+        int i;
+        for (i = 0; i < big[c].nkeys; i++)
+            n += (size_t)snprintf(t + n, sizeof(t) - n, "%s\"k%d\":%d", i ? "," : "{", i, i);
+        if (big[c].extra)
+            n += (size_t)snprintf(t + n, sizeof(t) - n, ",\"%s\":%d", big[c].extra, i);
+        n += (size_t)snprintf(t + n, sizeof(t) - n, "}");
+        json_object *o = NULL;
+        cw_error err;
+        cw_error_init(&err);
+        int rc = cw_json_parse_span(t, 0, n, &o, &err);
+        print_message("case %zu: %s\n", c, t);
+        if (!big[c].message) {
+            assert_int_equal(rc, CW_OK);
+            assert_int_equal(json_object_object_length(o), big[c].nkeys);
+            json_object_put(o);
+            continue;
+        }
+        assert_int_equal(rc, CW_EINVAL);
+        assert_null(o);
+        assert_string_equal(err.message, big[c].message);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_item_spans),
         cmocka_unit_test(parses_a_span_with_positions_in_the_whole_text),
         cmocka_unit_test(refuses_duplicate_keys),
+        cmocka_unit_test(refuses_duplicate_keys_in_large_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
