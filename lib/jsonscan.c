@@ -17,6 +17,8 @@ void cw_jsonscan_free(cw_jsonscan *s)
 {
     json_object_put(s->envelope);
     free(s->spans);
+    if (s->tok)
+        json_tokener_free(s->tok);
     cw_jsonscan_init(s);
 }
 
@@ -103,14 +105,24 @@ static size_t skip_value(const char *d, size_t i, size_t len)
     return NOPE;
 }
 
-/* Parses data[start, end); on a syntax error sets *bad to the offending offset and *why. */
-static int parse_span(const char *data, size_t start, size_t end, json_object **out, size_t *bad,
-                      const char **why)
+/* A strict tokener for parse_span. */
+static json_tokener *tokener_new(void)
 {
     json_tokener *tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+    if (tok)
+        json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    return tok;
+}
+
+/* Parses data[start, end) with `reuse` (reset first) or, when NULL, a tokener of its own; on a
+ * syntax error sets *bad to the offending offset and *why. */
+static int parse_span_with(json_tokener *reuse, const char *data, size_t start, size_t end,
+                           json_object **out, size_t *bad, const char **why)
+{
+    json_tokener *tok = reuse ? reuse : tokener_new();
     if (!tok)
         return CW_ENOMEM;
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    json_tokener_reset(tok);
     int rc = CW_OK;
     json_object *obj = NULL;
     size_t off = start;
@@ -153,8 +165,15 @@ static int parse_span(const char *data, size_t start, size_t end, json_object **
     obj = NULL;
 done:
     json_object_put(obj);
-    json_tokener_free(tok);
+    if (!reuse)
+        json_tokener_free(tok);
     return rc;
+}
+
+static int parse_span(const char *data, size_t start, size_t end, json_object **out, size_t *bad,
+                      const char **why)
+{
+    return parse_span_with(NULL, data, start, end, out, bad, why);
 }
 
 /* ---- duplicate keys ---- */
@@ -316,11 +335,12 @@ static int check_duplicates(const char *data, size_t start, size_t end, cw_error
     return CW_OK; /* json-c accepted the text; the walk has nothing else to add */
 }
 
-int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out, cw_error *err)
+static int parse_checked(json_tokener *tok, const char *data, size_t start, size_t end,
+                         json_object **out, cw_error *err)
 {
     size_t bad = 0;
     const char *why = NULL;
-    int rc = parse_span(data, start, end, out, &bad, &why);
+    int rc = parse_span_with(tok, data, start, end, out, &bad, &why);
     if (rc == CW_ENOMEM)
         return cw_error_oom(err);
     if (rc != CW_OK)
@@ -330,6 +350,18 @@ int cw_json_parse_span(const char *data, size_t start, size_t end, json_object *
         *out = NULL;
     }
     return rc;
+}
+
+int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out, cw_error *err)
+{
+    return parse_checked(NULL, data, start, end, out, err);
+}
+
+int cw_jsonscan_parse(cw_jsonscan *s, const char *data, size_t i, json_object **out, cw_error *err)
+{
+    if (!s->tok && !(s->tok = tokener_new()))
+        return cw_error_oom(err);
+    return parse_checked(s->tok, data, s->spans[i].start, s->spans[i].end, out, err);
 }
 
 static int add_span(cw_jsonscan *s, size_t start, size_t end)

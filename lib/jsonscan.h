@@ -19,6 +19,7 @@ typedef struct cw_jsonscan {
     size_t items_end;        /* offset just after the matching ']' */
     json_object *envelope;   /* the top level with "items" emptied (NULL for a bare array) */
     cw_jsonscan_span *spans; /* every element, in order (one pass over the text) */
+    json_tokener *tok;       /* reused by cw_jsonscan_parse: a new one costs a few KB of calloc */
     size_t nspans, capspans;
 } cw_jsonscan;
 
@@ -33,6 +34,9 @@ int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err
 /* Parses data[start, end) as one JSON value; errors carry the line and column in the whole text. */
 int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out,
                        cw_error *err) CW_MUST_CHECK;
+/* cw_json_parse_span of element i (s->spans[i]) of the text s was opened on. */
+int cw_jsonscan_parse(cw_jsonscan *s, const char *data, size_t i, json_object **out,
+                      cw_error *err) CW_MUST_CHECK;
 /* 1-based line and column of byte offset `off`. */
 void cw_text_position(const char *data, size_t off, size_t *line, size_t *col);
 

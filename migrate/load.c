@@ -210,13 +210,13 @@ static int item_unit(const char *path, const char *data, size_t index, size_t st
     return obj ? deliver(fn, ud, &u, err) : CW_OK;
 }
 
-static int load_items(const char *path, const char *data, const cw_jsonscan *scan, cw_load_fn fn,
+static int load_items(const char *path, const char *data, cw_jsonscan *scan, cw_load_fn fn,
                       void *ud, cw_error *err)
 {
     size_t line_off = 0, line = 1;
     for (size_t i = 0; i < scan->nspans; i++) {
         json_object *obj = NULL;
-        int rc = cw_json_parse_span(data, scan->spans[i].start, scan->spans[i].end, &obj, err);
+        int rc = cw_jsonscan_parse(scan, data, i, &obj, err);
         if (rc != CW_OK)
             return cw_error_prefix(err, "%s: items[%zu]", path, i);
         rc = item_unit(path, data, i, scan->spans[i].start, obj, &line_off, &line, fn, ud, err);

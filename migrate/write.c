@@ -51,6 +51,7 @@ static int json_text(json_object *o, cw_buf *out)
 
 typedef struct {
     const cw_plan *p;
+    cw_jsonscan *scan;
     const char *data;
     cw_buf *out;
     size_t *changed;
@@ -58,11 +59,12 @@ typedef struct {
     int kept;        /* items written so far */
 } list_ctx;
 
-static int on_list_item(list_ctx *c, size_t index, size_t start, size_t end, cw_error *err)
+static int on_list_item(list_ctx *c, size_t index, cw_error *err)
 {
     json_object *obj = NULL;
     fate f = KEEP;
-    int rc = cw_json_parse_span(c->data, start, end, &obj, err);
+    size_t start = c->scan->spans[index].start, end = c->scan->spans[index].end;
+    int rc = cw_jsonscan_parse(c->scan, c->data, index, &obj, err);
     if (rc == CW_OK && obj)
         rc = object_fate(c->p, obj, &f, err);
     if (rc != CW_OK)
@@ -108,11 +110,11 @@ static int transform_json(const cw_plan *p, const char *data, size_t len, cw_buf
     if (rc != CW_OK)
         goto done;
     if (scan.is_list && (!scan.envelope || cw_load_is_list(scan.envelope))) {
-        list_ctx c = {p, data, out, changed, scan.items_start + 1, 0};
+        list_ctx c = {p, &scan, data, out, changed, scan.items_start + 1, 0};
         if ((rc = cw_buf_append(out, data, scan.items_start + 1)) != CW_OK)
             goto done;
         for (size_t i = 0; i < scan.nspans; i++)
-            if ((rc = on_list_item(&c, i, scan.spans[i].start, scan.spans[i].end, err)) != CW_OK)
+            if ((rc = on_list_item(&c, i, err)) != CW_OK)
                 goto done;
         rc = cw_buf_append(out, data + c.prev_end, len - c.prev_end);
         goto done;

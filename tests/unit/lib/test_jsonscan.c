@@ -129,6 +129,46 @@ static void parses_a_span_with_positions_in_the_whole_text(void **state)
     cw_jsonscan_free(&s);
 }
 
+/* cw_jsonscan_parse reuses one tokener: every element parses as alone, also after an error or a
+ * value cut short. */
+static void parses_elements_with_one_tokener(void **state)
+{
+    (void)state;
+    const char *text = "[{\"a\": 1}, {\"b\" 2}, {\"c\": [1, 2]}, 7, {\"d\":1,\"d\":2}, \"x\"]";
+    static const struct {
+        const char *json;    /* the element as json-c prints it, or NULL */
+        const char *message; /* or the error */
+    } want[] = {
+        {"{ \"a\": 1 }", NULL},
+        {NULL, "line 1, column 17: object property name separator ':' expected"},
+        {"{ \"c\": [ 1, 2 ] }", NULL},
+        {"7", NULL},
+        {NULL, "line 1, column 46: duplicate key \"d\""},
+        {"\"x\"", NULL},
+    };
+    cw_jsonscan s;
+    cw_error err;
+    cw_error_init(&err);
+    cw_jsonscan_init(&s);
+    assert_int_equal(cw_jsonscan_open(&s, text, strlen(text), &err), CW_OK);
+    assert_int_equal(s.nspans, sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < s.nspans; i++) {
+        json_object *o = NULL;
+        int rc = cw_jsonscan_parse(&s, text, i, &o, &err);
+        print_message("element %zu\n", i);
+        if (want[i].json) {
+            assert_int_equal(rc, CW_OK);
+            assert_string_equal(json_object_to_json_string(o), want[i].json);
+            json_object_put(o);
+        } else {
+            assert_int_equal(rc, CW_EINVAL);
+            assert_null(o);
+            assert_string_equal(err.message, want[i].message);
+        }
+    }
+    cw_jsonscan_free(&s);
+}
+
 /* Keys must differ within an object, as Kubernetes' strict decoding (and the YAML reader) wants;
  * json-c alone would keep the last silently. */
 static void refuses_duplicate_keys(void **state)
@@ -214,6 +254,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(finds_item_spans),
         cmocka_unit_test(parses_a_span_with_positions_in_the_whole_text),
+        cmocka_unit_test(parses_elements_with_one_tokener),
         cmocka_unit_test(refuses_duplicate_keys),
         cmocka_unit_test(refuses_duplicate_keys_in_large_objects),
     };
