@@ -67,12 +67,10 @@ static int one(size_t n)
     if (cw_plan_finish(&plan, &err) != CW_OK)
         return 1;
     size_t h2 = heap();
-    for (size_t i = 0; i < plan.nitems; i++) {
-        cw_plan_item *it = &plan.items[i];
-        if (it->action == CW_ACT_MIGRATE &&
-            cw_plan_set_result(&it->result, &it->result_msg, CW_RES_DONE, NULL) != CW_OK)
+    for (size_t i = 0; i < plan.nitems; i++)
+        if (cw_plan_item_action(&plan, i) == CW_ACT_MIGRATE &&
+            cw_plan_item_set_result(&plan, i, CW_RES_DONE, NULL, &err) != CW_OK)
             return 1;
-    }
     size_t h3 = heap();
     FILE *out = fopen("/dev/null", "w");
     cw_buf b;

@@ -134,7 +134,10 @@ static int plan_volume(json_object *vol, json_object *rjs, const cw_volctl_confi
         .policy = cfg->policy,
         .default_group = pol_group && *pol_group,
         .rj_api_version = cfg->rj_api_version,
+        .scratch_dir = "", /* one volume: its item stays in memory (read-only root filesystem) */
     };
+    cw_plan_item item;
+    memset(&item, 0, sizeof(item));
     int rc = cw_plan_init(&p, &pc, err);
     if (rc != CW_OK)
         return rc;
@@ -148,14 +151,16 @@ static int plan_volume(json_object *vol, json_object *rjs, const cw_volctl_confi
         goto done;
     long k = cw_plan_find_item(&p, "Volume", cw_json_path_string(vol, "metadata.namespace"),
                                cw_json_path_string(vol, "metadata.name"));
-    const cw_plan_item *it = k >= 0 ? &p.items[k] : NULL;
-    if (!it || it->action == CW_ACT_NONE)
+    if (k >= 0 && (rc = cw_plan_item_load(&p, (size_t)k, &item, err)) != CW_OK)
+        goto done;
+    if (k < 0 || item.action == CW_ACT_NONE)
         out->outcome = CW_VOLCTL_INSYNC;
-    else if (it->action == CW_ACT_MIGRATE)
-        rc = migrate(&p, it, out, err);
+    else if (item.action == CW_ACT_MIGRATE)
+        rc = migrate(&p, &item, out, err);
     else
-        rc = refused(&p, it, out, err);
+        rc = refused(&p, &item, out, err);
 done:
+    cw_plan_item_free(&item);
     cw_plan_free(&p);
     return rc;
 }

@@ -201,18 +201,32 @@ typedef struct {
     size_t *items;
 } items_ctx;
 
+/* Item i's result into the plan's item file; a file that fails is logged (the report then
+ * fails on the same file). */
+static void record_result(cw_plan *p, size_t i, cw_plan_result r, const char *msg)
+{
+    cw_error err;
+    cw_error_init(&err);
+    if (cw_plan_item_set_result(p, i, r, msg, &err) != CW_OK)
+        cw_log(CW_LOG_ERROR, "could not record a result", CW_LS("error", err.message));
+}
+
 static void patch_volume(void *ud, size_t k)
 {
     items_ctx *c = ud;
     cw_apply *a = c->a;
-    cw_plan_item *it = &c->p->items[c->items[k]];
+    cw_error err;
+    cw_error_init(&err);
+    /* A copy read from the plan's item file; its result is written back at the end. */
+    cw_plan_item item, *it = &item, fresh;
+    memset(&fresh, 0, sizeof(fresh));
+    if (cw_plan_item_load(c->p, c->items[k], &item, &err) != CW_OK) {
+        record_result(c->p, c->items[k], CW_RES_FAILED, err.message);
+        goto progress;
+    }
     cw_kube_resource r = {"longhorn.io", a->longhorn_version, "volumes", it->namespace};
     cw_kube_write_opts w;
     cw_apply_write_opts(a, &w);
-    cw_error err;
-    cw_error_init(&err);
-    cw_plan_item fresh;
-    memset(&fresh, 0, sizeof(fresh));
     const cw_plan_item *cur = it;
     const cw_plan_job *missing = cw_apply_missing_job(c->p, it);
     if (missing) {
@@ -284,7 +298,10 @@ static void patch_volume(void *ud, size_t k)
         cur = &fresh;
     }
 done:
+    record_result(c->p, c->items[k], it->result, it->result_msg);
     cw_plan_item_free(&fresh);
+    cw_plan_item_free(&item);
+progress:
     if (a->cfg.progress)
         cw_progress_add(a->cfg.progress, 1);
 }
@@ -296,7 +313,7 @@ static int run_volumes(cw_apply *a, cw_plan *p, cw_error *err)
     if (!idx)
         return cw_error_oom(err);
     for (size_t k = 0; k < n; k++)
-        if (p->items[idx[k]].action == CW_ACT_MIGRATE)
+        if (cw_plan_item_action(p, idx[k]) == CW_ACT_MIGRATE)
             idx[m++] = idx[k];
     if (m) {
         items_ctx c = {a, p, idx};
@@ -312,12 +329,9 @@ static int run_volumes(cw_apply *a, cw_plan *p, cw_error *err)
 
 /* ---- the longhorn-storageclass ConfigMap ---- */
 
-static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
+/* Updates the ConfigMap of item `it`, whose result it records. */
+static int migrate_configmap(cw_apply *a, cw_plan *p, cw_plan_item *it, cw_error *err)
 {
-    long i = cw_plan_find_item(p, "ConfigMap", a->cfg.namespace, CW_LONGHORN_SC_CONFIGMAP);
-    if (i < 0 || p->items[i].action != CW_ACT_MIGRATE)
-        return CW_OK;
-    cw_plan_item *it = &p->items[i];
     const cw_plan_job *missing = cw_apply_missing_job(p, it);
     if (missing) {
         cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED,
@@ -365,6 +379,21 @@ static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
     }
     cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED, oerr.message);
     return CW_OK;
+}
+
+static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
+{
+    long i = cw_plan_find_item(p, "ConfigMap", a->cfg.namespace, CW_LONGHORN_SC_CONFIGMAP);
+    if (i < 0 || cw_plan_item_action(p, (size_t)i) != CW_ACT_MIGRATE)
+        return CW_OK;
+    cw_plan_item it;
+    int rc = cw_plan_item_load(p, (size_t)i, &it, err);
+    if (rc != CW_OK)
+        return rc;
+    if ((rc = migrate_configmap(a, p, &it, err)) == CW_OK)
+        rc = cw_plan_item_set_result(p, (size_t)i, it.result, it.result_msg, err);
+    cw_plan_item_free(&it);
+    return rc;
 }
 
 /* ---- legacy CronJobs ---- */
@@ -526,9 +555,9 @@ static int run_cronjobs(cw_apply *a, cw_plan *p, cw_error *err)
             continue;
         /* Its volume must really have been migrated in this run (or earlier). */
         long v = cw_plan_find_item(p, "Volume", cj->namespace, cj->volume);
-        const cw_plan_item *vol = v >= 0 ? &p->items[v] : NULL;
-        if (vol && vol->action == CW_ACT_MIGRATE && vol->result != CW_RES_DONE &&
-            vol->result != CW_RES_DRYRUN)
+        cw_plan_result vr = v >= 0 ? cw_plan_item_result(p, (size_t)v) : CW_RES_PENDING;
+        if (v >= 0 && cw_plan_item_action(p, (size_t)v) == CW_ACT_MIGRATE && vr != CW_RES_DONE &&
+            vr != CW_RES_DRYRUN)
             cw_plan_set_result(&cj->result, &cj->result_msg, CW_RES_SKIPPED,
                                "its volume was not migrated in this run");
         else

@@ -8,6 +8,7 @@
 #include "lib/json.h"
 #include "lib/yaml.h"
 #include "migrate/legacy.h"
+#include "migrate/plan_items.h"
 #include "lib/grow.h"
 
 #include <inttypes.h>
@@ -73,14 +74,16 @@ int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err)
     memset(p, 0, sizeof(*p));
     p->cfg = *cfg;
     cw_strmap_init(&p->job_index);
-    cw_strmap_init(&p->item_index);
-    cw_strmap_init(&p->interned);
-    p->existing = json_object_new_object();
-    if (!p->existing)
-        return cw_error_oom(err);
-    if (cfg->rj_api_version && !(p->rj_api_version = strdup(cfg->rj_api_version)))
-        return cw_error_oom(err);
-    return CW_OK;
+    int rc = cw_itemstore_init(&p->store, cfg->scratch_dir, err);
+    if (rc != CW_OK)
+        goto done;
+    if (!(p->existing = json_object_new_object()) ||
+        (cfg->rj_api_version && !(p->rj_api_version = strdup(cfg->rj_api_version))))
+        rc = cw_error_oom(err);
+done:
+    if (rc != CW_OK)
+        cw_plan_free(p); /* callers need not free a plan that did not start */
+    return rc;
 }
 
 void cw_plan_item_free(cw_plan_item *it)
@@ -109,13 +112,10 @@ void cw_plan_free(cw_plan *p)
         free(j->labels_json);
         free(j->invalid);
         free(j->reason);
-        free(j->srcs);
         free(j->result_msg);
     }
     free(p->jobs);
-    for (size_t i = 0; i < p->nitems; i++)
-        cw_plan_item_free(&p->items[i]);
-    free(p->items);
+    cw_itemstore_free(&p->store);
     for (size_t i = 0; i < p->ncronjobs; i++) {
         cw_plan_cronjob *c = &p->cronjobs[i];
         free(c->namespace);
@@ -134,8 +134,6 @@ void cw_plan_free(cw_plan *p)
     }
     free(p->errors);
     cw_strmap_free(&p->job_index, NULL);
-    cw_strmap_free(&p->item_index, NULL);
-    cw_strmap_free(&p->interned, free);
     json_object_put(p->existing);
     free(p->rj_api_version);
     memset(p, 0, sizeof(*p));
@@ -498,21 +496,6 @@ done:
     return rc;
 }
 
-/* The plan's one copy of a string that many items repeat (a namespace, an apiVersion). */
-static const char *intern(cw_plan *p, const char *s)
-{
-    void *v;
-    size_t n = strlen(s);
-    if (cw_strmap_get(&p->interned, s, n, &v))
-        return v;
-    char *copy = strdup(s);
-    if (!copy || cw_strmap_put(&p->interned, s, n, copy, NULL) < 0) {
-        free(copy);
-        return NULL;
-    }
-    return copy;
-}
-
 /* Copies `s` to *at and moves *at past it. */
 static const char *pack(char **at, const char *s)
 {
@@ -522,46 +505,35 @@ static const char *pack(char **at, const char *s)
     return out;
 }
 
-/* An item's identity in one allocation (a volume has thousands of siblings: one malloc each, not
- * six). With a plan, the strings its siblings share are interned there instead. */
-static int fill_identity(cw_plan *p, cw_plan_item *it, obj_kind k, const char *av, const char *ns,
+/* An item's identity in one allocation. */
+static int fill_identity(cw_plan_item *it, obj_kind k, const char *av, const char *ns,
                          const char *name, const char *rv, const char *source)
 {
     ns = ns ? ns : "";
     rv = rv ? rv : "";
     source = source ? source : "";
     it->kind = kind_name(k);
-    if (p && (!(it->namespace = intern(p, ns)) || !(it->api_version = intern(p, av)) ||
-              !(it->source = intern(p, source))))
-        return CW_ENOMEM;
-    size_t n = strlen(name) + strlen(rv) + 2;
-    if (!p)
-        n += strlen(ns) + strlen(av) + strlen(source) + 3;
+    size_t n = strlen(name) + strlen(rv) + strlen(ns) + strlen(av) + strlen(source) + 5;
     char *at = it->strings = malloc(n);
     if (!at)
         return CW_ENOMEM;
     it->name = pack(&at, name);
     it->resource_version = pack(&at, rv);
-    if (!p) {
-        it->namespace = pack(&at, ns);
-        it->api_version = pack(&at, av);
-        it->source = pack(&at, source);
-    }
+    it->namespace = pack(&at, ns);
+    it->api_version = pack(&at, av);
+    it->source = pack(&at, source);
     return CW_OK;
 }
 
-static int item_key(cw_buf *b, const char *kind, const char *ns, const char *name)
-{
-    return cw_buf_printf(b, "%s/%s/%s", kind, ns ? ns : "", name);
-}
-
+/* Decodes the object into a new item and appends it to the store. As before the store, an item
+ * whose decoding failed stays in the plan as far as it got, but no job counts it as a source. */
 static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, const char *source,
                     cw_error *err)
 {
     const char *ns = NULL, *name = NULL, *rv = NULL;
     int rc = read_meta(obj, k, &ns, &name, &rv, err);
-    cw_buf key;
-    cw_buf_init(&key);
+    cw_plan_item it;
+    memset(&it, 0, sizeof(it));
     if (rc != CW_OK)
         return rc;
     if (k == K_STORAGECLASS) {
@@ -574,42 +546,27 @@ static int add_item(cw_plan *p, json_object *obj, obj_kind k, const char *av, co
         p->scanned_volumes++;
     else
         p->scanned_storageclasses++;
-    if (item_key(&key, kind_name(k), ns, name) != CW_OK)
-        return cw_error_oom(err);
-    void *prev;
-    int put = cw_strmap_put(&p->item_index, key.data, key.len, (void *)(uintptr_t)p->nitems, &prev);
-    if (put < 0) {
+    long prev = cw_plan_find_item(p, kind_name(k), ns, name);
+    if (prev >= 0) {
+        if ((rc = cw_plan_item_load(p, (size_t)prev, &it, err)) == CW_OK)
+            rc = cw_error_set(err, CW_EINVAL, "%s %s%s%s appears twice (also in %s)", kind_name(k),
+                              ns ? ns : "", ns ? "/" : "", name, it.source);
+        goto done;
+    }
+    if (fill_identity(&it, k, av, ns, name, rv, source) != CW_OK) {
         rc = cw_error_oom(err);
         goto done;
     }
-    if (put == 0) {
-        rc = cw_error_set(err, CW_EINVAL, "%s %s%s%s appears twice (also in %s)", kind_name(k),
-                          ns ? ns : "", ns ? "/" : "", name, p->items[(uintptr_t)prev].source);
+    rc = decode_item(p, obj, k, 1, &it, err);
+    cw_error aerr;
+    cw_error_init(&aerr);
+    int added = cw_plan_item_append(p, &it, rc == CW_OK, rc == CW_OK ? err : &aerr);
+    if (rc != CW_OK || (rc = added) != CW_OK)
         goto done;
-    }
-    if (cw_grow((void **)&p->items, &p->capitems, p->nitems, sizeof(*p->items), 16) != CW_OK) {
-        rc = cw_error_oom(err);
-        goto done;
-    }
-    cw_plan_item *it = &p->items[p->nitems];
-    memset(it, 0, sizeof(*it));
-    p->nitems++;
-    if (fill_identity(p, it, k, av, ns, name, rv, source) != CW_OK) {
-        rc = cw_error_oom(err);
-        goto done;
-    }
-    if ((rc = decode_item(p, obj, k, 1, it, err)) != CW_OK)
-        goto done;
-    for (size_t r = 0; r < it->nrefs; r++) {
-        cw_plan_job *j = &p->jobs[it->refs[r].job];
-        if (cw_grow((void **)&j->srcs, &j->capsrcs, j->nsrcs, sizeof(*j->srcs), 16) != CW_OK) {
-            rc = cw_error_oom(err);
-            goto done;
-        }
-        j->srcs[j->nsrcs++] = p->nitems - 1;
-    }
+    for (size_t r = 0; r < it.nrefs; r++)
+        p->jobs[it.refs[r].job].nsrcs++;
 done:
-    cw_buf_free(&key);
+    cw_plan_item_free(&it);
     return rc;
 }
 
@@ -868,11 +825,32 @@ static int finalize_item(const cw_plan *p, cw_plan_item *it)
     return rc;
 }
 
+/* Item i read, decided and written back; the jobs a migrated item wants are marked needed. */
+static int finalize_stored(cw_plan *p, size_t i, unsigned char *needed, cw_error *err)
+{
+    cw_plan_item it;
+    int rc = cw_plan_item_load(p, i, &it, err);
+    if (rc != CW_OK)
+        return rc;
+    if (finalize_item(p, &it) != CW_OK) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
+    if (it.action == CW_ACT_MIGRATE && cw_plan_item_counted(p, i))
+        for (size_t r = 0; r < it.nrefs; r++)
+            needed[it.refs[r].job] = 1;
+    rc = cw_plan_item_store(p, i, &it, err);
+done:
+    cw_plan_item_free(&it);
+    return rc;
+}
+
 int cw_plan_finish(cw_plan *p, cw_error *err)
 {
     cw_strmap names;
     cw_strmap_init(&names);
     int rc = CW_OK;
+    unsigned char *needed = NULL;
     if (!p->rj_api_version && !(p->rj_api_version = strdup("longhorn.io/v1beta1")))
         return cw_error_oom(err);
 
@@ -931,20 +909,20 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
         cw_buf_free(&diff);
     }
 
-    /* 2. Items, then which new jobs are actually needed. */
+    /* 2. Items (read, decided, written back), then which new jobs are actually needed: those of
+     * a source that is migrated. */
+    if (p->njobs && !(needed = calloc(p->njobs, 1))) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
     for (size_t i = 0; i < p->nitems; i++)
-        if (finalize_item(p, &p->items[i]) != CW_OK) {
-            rc = cw_error_oom(err);
+        if ((rc = finalize_stored(p, i, needed, err)) != CW_OK)
             goto done;
-        }
     for (size_t i = 0; i < p->njobs; i++) {
         cw_plan_job *j = &p->jobs[i];
         if (j->action != CW_ACT_CREATE)
             continue;
-        int needed = 0;
-        for (size_t s = 0; s < j->nsrcs && !needed; s++)
-            needed = p->items[j->srcs[s]].action == CW_ACT_MIGRATE;
-        if (!needed) {
+        if (!needed[i]) {
             j->action = CW_ACT_UNUSED;
             j->reason = strdup("only wanted by objects that are not migrated");
         }
@@ -954,33 +932,25 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
     for (size_t i = 0; i < p->ncronjobs; i++) {
         cw_plan_cronjob *c = &p->cronjobs[i];
         long v = cw_plan_find_item(p, "Volume", c->namespace, c->volume);
+        cw_plan_action va = v >= 0 ? cw_plan_item_action(p, (size_t)v) : CW_ACT_NONE;
         if (v < 0) {
             c->action = CW_ACT_KEEP;
             c->reason = strdup("its volume is not among the inputs; left alone");
-        } else if (p->items[v].action == CW_ACT_MIGRATE || p->items[v].action == CW_ACT_NONE) {
+        } else if (va == CW_ACT_MIGRATE || va == CW_ACT_NONE) {
             c->action = CW_ACT_DELETE;
         } else {
             c->action = CW_ACT_KEEP;
             c->reason = strdup("its volume is not migrated; it keeps running the legacy job");
         }
     }
+    /* 4. The report's orders, in the item file. */
+    if ((rc = cw_plan_sort_items(p, err)) != CW_OK)
+        goto done;
     p->finished = 1;
 done:
+    free(needed);
     cw_strmap_free(&names, NULL);
     return rc;
-}
-
-long cw_plan_find_item(const cw_plan *p, const char *kind, const char *ns, const char *name)
-{
-    cw_buf key;
-    cw_buf_init(&key);
-    void *v;
-    long out = -1;
-    if (item_key(&key, kind, strcmp(kind, "StorageClass") == 0 ? NULL : ns, name) == CW_OK &&
-        cw_strmap_get(&p->item_index, key.data, key.len, &v))
-        out = (long)(uintptr_t)v;
-    cw_buf_free(&key);
-    return out;
 }
 
 int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *it, cw_error *err)
@@ -998,7 +968,7 @@ int cw_plan_decide(const cw_plan *p, json_object *obj, cw_plan_item *it, cw_erro
     int rc = read_meta(obj, k, &ns, &name, &rv, err);
     if (rc != CW_OK)
         return rc;
-    if (fill_identity(NULL, it, k, av, k == K_STORAGECLASS ? NULL : ns, name, rv, "") != CW_OK)
+    if (fill_identity(it, k, av, k == K_STORAGECLASS ? NULL : ns, name, rv, "") != CW_OK)
         return cw_error_oom(err);
     /* insert = 0: lookups only, the plan is not modified. */
     if ((rc = decode_item((cw_plan *)p, obj, k, 0, it, err)) != CW_OK)
@@ -1122,19 +1092,12 @@ json_object *cw_plan_volume_merge_patch(const cw_plan_item *it)
     return patch;
 }
 
-/* ---- sorted views ---- */
+/* ---- sorted views (items: migrate/plan_items.c) ---- */
 
 static int cmp_nsname(const char *ans, const char *an, const char *bns, const char *bn)
 {
     int c = strcmp(ans, bns);
     return c ? c : strcmp(an, bn);
-}
-
-static int cmp_items(const void *a, const void *b, void *ud)
-{
-    const cw_plan *p = ud;
-    const cw_plan_item *x = &p->items[*(const size_t *)a], *y = &p->items[*(const size_t *)b];
-    return cmp_nsname(x->namespace, x->name, y->namespace, y->name);
 }
 
 static int cmp_jobs(const void *a, const void *b, void *ud)
@@ -1149,19 +1112,6 @@ static int cmp_cronjobs(const void *a, const void *b, void *ud)
     const cw_plan_cronjob *x = &p->cronjobs[*(const size_t *)a];
     const cw_plan_cronjob *y = &p->cronjobs[*(const size_t *)b];
     return cmp_nsname(x->namespace, x->name, y->namespace, y->name);
-}
-
-size_t *cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t *n)
-{
-    size_t *idx = malloc((p->nitems + 1) * sizeof(*idx));
-    *n = 0;
-    if (!idx)
-        return NULL;
-    for (size_t i = 0; i < p->nitems; i++)
-        if (strcmp(p->items[i].kind, kind) == 0)
-            idx[(*n)++] = i;
-    qsort_r(idx, *n, sizeof(*idx), cmp_items, (void *)p);
-    return idx;
 }
 
 size_t *cw_plan_sorted_jobs(const cw_plan *p, size_t *n)
@@ -1186,24 +1136,4 @@ size_t *cw_plan_sorted_cronjobs(const cw_plan *p, size_t *n)
         idx[(*n)++] = i;
     qsort_r(idx, *n, sizeof(*idx), cmp_cronjobs, (void *)p);
     return idx;
-}
-
-static int cmp_source(const void *a, const void *b, void *ud)
-{
-    const cw_plan *p = ud;
-    const cw_plan_item *x = &p->items[*(const size_t *)a], *y = &p->items[*(const size_t *)b];
-    int c = strcmp(x->kind, y->kind);
-    if (!c)
-        c = strcmp(x->namespace, y->namespace);
-    return c ? c : strcmp(x->name, y->name);
-}
-
-size_t *cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j)
-{
-    size_t *order = malloc((j->nsrcs + 1) * sizeof(*order));
-    if (!order)
-        return NULL;
-    memcpy(order, j->srcs, j->nsrcs * sizeof(*order));
-    qsort_r(order, j->nsrcs, sizeof(*order), cmp_source, (void *)p);
-    return order;
 }

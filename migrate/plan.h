@@ -16,6 +16,7 @@
 #include "defaults/names.h"
 #include "lib/strlist.h"
 #include "lib/strmap.h"
+#include "migrate/itemstore.h"
 
 #define CW_LEGACY_CRONJOB_LABEL  "longhornvolume"
 #define CW_LONGHORN_SC_CONFIGMAP "longhorn-storageclass"
@@ -28,6 +29,9 @@ typedef struct cw_plan_config {
     const cw_policy_config *policy; /* max retain, default group ("" or NULL: none) */
     int default_group;              /* 0: --no-default-group */
     const char *rj_api_version;     /* NULL: the newest longhorn.io version seen, else v1beta1 */
+    /* Where the items go (migrate/itemstore): NULL for $TMPDIR or /tmp, "" for memory (plans of
+     * a few objects). */
+    const char *scratch_dir;
 } cw_plan_config;
 
 /* What the plan decides for each object. */
@@ -64,9 +68,9 @@ typedef struct cw_plan_job {
     char *labels_json;   /* Go encoding used for the name */
     char *invalid;       /* why the job cannot become a RecurringJob, or NULL */
     cw_plan_action action;
-    char *reason; /* conflict / unused reason */
-    size_t *srcs; /* items (volumes, storage classes, ConfigMap) that want the job */
-    size_t nsrcs, capsrcs;
+    char *reason;     /* conflict / unused reason */
+    size_t nsrcs;     /* items (volumes, storage classes, ConfigMap) that want the job */
+    size_t src_start; /* after finish: where their sorted indices start in the sources region */
     cw_plan_result result;
     char *result_msg;
 } cw_plan_job;
@@ -119,10 +123,13 @@ typedef struct cw_plan {
     cw_plan_job *jobs;
     size_t njobs, capjobs;
     cw_strmap job_index; /* tuple key -> job */
-    cw_plan_item *items; /* volumes, storage classes and the ConfigMap, in input order */
-    size_t nitems, capitems;
-    cw_strmap item_index; /* "kind/ns/name" -> item */
-    cw_strmap interned;   /* namespaces, apiVersions, sources: one copy each */
+    /* Volumes, storage classes and the ConfigMap, in input order, in a file: memory holds a few
+     * bytes per item (cw_plan_item_load reads one). */
+    cw_itemstore store;
+    size_t nitems;
+    int sorted;         /* order_off and srcs_off are filled (cw_plan_finish) */
+    uint64_t order_off; /* item indices (uint32) by (kind, namespace, name) */
+    uint64_t srcs_off;  /* per job, its sources' indices (uint32) in that order */
     cw_plan_cronjob *cronjobs;
     size_t ncronjobs, capcronjobs;
     json_object *existing; /* name -> existing RecurringJob spec (object) */
@@ -146,6 +153,18 @@ int cw_plan_finish(cw_plan *p, cw_error *err) CW_MUST_CHECK;
 
 /* Index of a Volume/StorageClass/ConfigMap item, or -1. */
 long cw_plan_find_item(const cw_plan *p, const char *kind, const char *ns, const char *name);
+
+/* Item i (< p->nitems) read from the store into `it` (caller frees with cw_plan_item_free). */
+int cw_plan_item_load(const cw_plan *p, size_t i, cw_plan_item *it, cw_error *err) CW_MUST_CHECK;
+/* Writes `it` back as item i (its action and result too). */
+int cw_plan_item_store(cw_plan *p, size_t i, const cw_plan_item *it, cw_error *err) CW_MUST_CHECK;
+/* Item i's kind ("Volume", ...: static), action and result without reading it. */
+const char *cw_plan_item_kind(const cw_plan *p, size_t i);
+cw_plan_action cw_plan_item_action(const cw_plan *p, size_t i);
+cw_plan_result cw_plan_item_result(const cw_plan *p, size_t i);
+/* Records item i's result (message copied; NULL for none). */
+int cw_plan_item_set_result(cw_plan *p, size_t i, cw_plan_result r, const char *msg,
+                            cw_error *err) CW_MUST_CHECK;
 
 /* The RecurringJob object to create for job j (apiVersion, metadata, spec). Caller owns it. */
 int cw_plan_job_object(const cw_plan *p, size_t j, json_object **out, cw_error *err) CW_MUST_CHECK;
@@ -177,12 +196,13 @@ int cw_plan_job_matches(const cw_plan *p, size_t j, json_object *spec, cw_buf *d
 /* Records a result (message copied; NULL for none). */
 int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, const char *msg);
 
-/* Sorted views for reports: indices ordered by (namespace, name) / job name. Caller frees. */
+/* Sorted views for reports: indices ordered by (namespace, name) / job name. Caller frees; NULL
+ * when out of memory or the item file cannot be read. */
 size_t *cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t *n);
 size_t *cw_plan_sorted_jobs(const cw_plan *p, size_t *n);
 size_t *cw_plan_sorted_cronjobs(const cw_plan *p, size_t *n);
-/* Job j's sources (indices into items) in (kind, namespace, name) order, whatever order the inputs
- * came in. Caller frees; NULL when out of memory. */
+/* Job j's j->nsrcs sources (indices into items) in (kind, namespace, name) order, whatever order
+ * the inputs came in. Caller frees; NULL when out of memory or the item file cannot be read. */
 size_t *cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j);
 
 #endif

@@ -8,19 +8,19 @@
 static void count_items(const cw_plan *p, const char *kind, cw_report_counts *c)
 {
     memset(c, 0, sizeof(*c));
+    /* From the store's in-memory entries: no item is read. */
     for (size_t i = 0; i < p->nitems; i++) {
-        const cw_plan_item *it = &p->items[i];
-        if (strcmp(it->kind, kind) != 0)
+        if (strcmp(cw_plan_item_kind(p, i), kind) != 0)
             continue;
         c->scanned++;
-        switch (it->action) {
+        switch (cw_plan_item_action(p, i)) {
         case CW_ACT_MIGRATE:
             c->to_change++;
-            if (it->result == CW_RES_DONE)
+            if (cw_plan_item_result(p, i) == CW_RES_DONE)
                 c->done++;
-            else if (it->result == CW_RES_FAILED)
+            else if (cw_plan_item_result(p, i) == CW_RES_FAILED)
                 c->failed++;
-            else if (it->result == CW_RES_SKIPPED)
+            else if (cw_plan_item_result(p, i) == CW_RES_SKIPPED)
                 c->skipped++;
             break;
         case CW_ACT_INVALID:
@@ -139,14 +139,22 @@ static json_object *job_refs(const cw_plan *p, const cw_plan_item *it)
     return arr;
 }
 
-static json_object *items_json(const cw_plan *p, const char *kind)
+/* The items are read one at a time from the plan's item file; a read that fails ends the
+ * report with that error (*rc, err). */
+static json_object *items_json(const cw_plan *p, const char *kind, int *rc, cw_error *err)
 {
     size_t n;
     size_t *idx = cw_plan_sorted_items(p, kind, &n);
     json_object *arr = json_object_new_array();
     int volume = strcmp(kind, "Volume") == 0;
-    for (size_t k = 0; idx && k < n; k++) {
-        const cw_plan_item *it = &p->items[idx[k]];
+    cw_plan_item item, *it = &item;
+    memset(&item, 0, sizeof(item));
+    if (!idx)
+        *rc = cw_error_oom(err);
+    for (size_t k = 0; idx && k < n && *rc == CW_OK; k++) {
+        cw_plan_item_free(&item);
+        if ((*rc = cw_plan_item_load(p, idx[k], &item, err)) != CW_OK)
+            break;
         json_object *o = json_object_new_object();
         if (*it->namespace)
             json_object_object_add(o, "namespace", str(it->namespace));
@@ -174,11 +182,46 @@ static json_object *items_json(const cw_plan *p, const char *kind)
             json_object_object_add(o, "source", str(it->source));
         json_object_array_add(arr, o);
     }
+    cw_plan_item_free(&item);
     free(idx);
     return arr;
 }
 
-static json_object *jobs_json(const cw_plan *p)
+/* Job j's sources in order, as one line each: "kind", "namespace", "name" members (obj) or
+ * "Kind ns/name" strings (!obj). */
+static json_object *sources_json(const cw_plan *p, const cw_plan_job *j, int obj, int *rc,
+                                 cw_error *err)
+{
+    json_object *arr = json_object_new_array();
+    size_t *order = cw_plan_sorted_sources(p, j);
+    cw_plan_item it;
+    memset(&it, 0, sizeof(it));
+    if (!order)
+        *rc = cw_error_oom(err);
+    for (size_t s = 0; order && s < j->nsrcs && *rc == CW_OK; s++) {
+        cw_plan_item_free(&it);
+        if ((*rc = cw_plan_item_load(p, order[s], &it, err)) != CW_OK)
+            break;
+        if (!obj) {
+            char name[600];
+            snprintf(name, sizeof(name), "%s %s%s%s", it.kind, it.namespace,
+                     *it.namespace ? "/" : "", it.name);
+            json_object_array_add(arr, str(name));
+            continue;
+        }
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "kind", str(it.kind));
+        if (*it.namespace)
+            json_object_object_add(e, "namespace", str(it.namespace));
+        json_object_object_add(e, "name", str(it.name));
+        json_object_array_add(arr, e);
+    }
+    cw_plan_item_free(&it);
+    free(order);
+    return arr;
+}
+
+static json_object *jobs_json(const cw_plan *p, int *rc, cw_error *err)
 {
     size_t n;
     size_t *idx = cw_plan_sorted_jobs(p, &n);
@@ -200,19 +243,7 @@ static json_object *jobs_json(const cw_plan *p)
         json_object *labels = NULL;
         cw_json_copy(j->labels, &labels);
         json_object_object_add(o, "labels", labels);
-        json_object *srcs = json_object_new_array();
-        size_t *order = cw_plan_sorted_sources(p, j);
-        for (size_t s = 0; order && s < j->nsrcs; s++) {
-            const cw_plan_item *it = &p->items[order[s]];
-            json_object *e = json_object_new_object();
-            json_object_object_add(e, "kind", str(it->kind));
-            if (*it->namespace)
-                json_object_object_add(e, "namespace", str(it->namespace));
-            json_object_object_add(e, "name", str(it->name));
-            json_object_array_add(srcs, e);
-        }
-        free(order);
-        json_object_object_add(o, "sources", srcs);
+        json_object_object_add(o, "sources", sources_json(p, j, 1, rc, err));
         json_object_array_add(arr, o);
     }
     free(idx);
@@ -242,7 +273,7 @@ static json_object *cronjobs_json(const cw_plan *p)
     return arr;
 }
 
-static json_object *conflicts_json(const cw_plan *p)
+static json_object *conflicts_json(const cw_plan *p, int *rc, cw_error *err)
 {
     size_t n;
     size_t *idx = cw_plan_sorted_jobs(p, &n);
@@ -256,17 +287,7 @@ static json_object *conflicts_json(const cw_plan *p)
         json_object_object_add(o, "namespace", str(p->cfg.namespace));
         json_object_object_add(o, "name", str(j->name));
         json_object_object_add(o, "reason", str(j->reason));
-        json_object *affected = json_object_new_array();
-        size_t *order = cw_plan_sorted_sources(p, j);
-        for (size_t s = 0; order && s < j->nsrcs; s++) {
-            const cw_plan_item *it = &p->items[order[s]];
-            char name[600];
-            snprintf(name, sizeof(name), "%s %s%s%s", it->kind, it->namespace,
-                     *it->namespace ? "/" : "", it->name);
-            json_object_array_add(affected, str(name));
-        }
-        free(order);
-        json_object_object_add(o, "affected", affected);
+        json_object_object_add(o, "affected", sources_json(p, j, 0, rc, err));
         json_object_array_add(arr, o);
     }
     free(idx);
@@ -316,12 +337,13 @@ int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **o
     json_object_object_add(sum, "changesPending", json_object_new_boolean(s.changes_pending));
     json_object_object_add(o, "summary", sum);
 
-    json_object_object_add(o, "recurringJobs", jobs_json(p));
-    json_object_object_add(o, "volumes", items_json(p, "Volume"));
-    json_object_object_add(o, "storageClasses", items_json(p, "StorageClass"));
-    json_object_object_add(o, "configMaps", items_json(p, "ConfigMap"));
+    int rc = CW_OK;
+    json_object_object_add(o, "recurringJobs", jobs_json(p, &rc, err));
+    json_object_object_add(o, "volumes", items_json(p, "Volume", &rc, err));
+    json_object_object_add(o, "storageClasses", items_json(p, "StorageClass", &rc, err));
+    json_object_object_add(o, "configMaps", items_json(p, "ConfigMap", &rc, err));
     json_object_object_add(o, "cronJobs", cronjobs_json(p));
-    json_object_object_add(o, "conflicts", conflicts_json(p));
+    json_object_object_add(o, "conflicts", conflicts_json(p, &rc, err));
     json_object *errs = json_object_new_array();
     for (size_t i = 0; i < p->nerrors; i++) {
         json_object *e = json_object_new_object();
@@ -331,6 +353,10 @@ int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **o
         json_object_array_add(errs, e);
     }
     json_object_object_add(o, "errors", errs);
+    if (rc != CW_OK) {
+        json_object_put(o);
+        return rc;
+    }
     *out = o;
     return CW_OK;
 }
@@ -373,14 +399,23 @@ static void result_suffix(FILE *out, cw_plan_result r, const char *msg)
     fputc('\n', out);
 }
 
-static void text_items(const cw_plan *p, const char *kind, FILE *out)
+static int text_items(const cw_plan *p, const char *kind, FILE *out)
 {
     size_t n;
     size_t *idx = cw_plan_sorted_items(p, kind, &n);
+    cw_plan_item item, *it = &item;
+    cw_error err;
+    cw_error_init(&err);
+    int rc = idx ? CW_OK : CW_ENOMEM;
+    memset(&item, 0, sizeof(item));
     for (size_t k = 0; idx && k < n; k++) {
-        const cw_plan_item *it = &p->items[idx[k]];
-        if (it->action == CW_ACT_NONE)
+        if (cw_plan_item_action(p, idx[k]) == CW_ACT_NONE)
             continue;
+        cw_plan_item_free(&item);
+        if ((rc = cw_plan_item_load(p, idx[k], &item, &err)) != CW_OK) {
+            fprintf(out, "error     %s\n", err.message);
+            break;
+        }
         fprintf(out, "%-9s %s %s%s%s", verb(it->action, it->result), it->kind, it->namespace,
                 *it->namespace ? "/" : "", it->name);
         if (it->action == CW_ACT_MIGRATE) {
@@ -396,7 +431,9 @@ static void text_items(const cw_plan *p, const char *kind, FILE *out)
         }
         result_suffix(out, it->result, it->result_msg);
     }
+    cw_plan_item_free(&item);
     free(idx);
+    return rc;
 }
 
 int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
@@ -443,9 +480,11 @@ int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
         result_suffix(out, j->result, j->result_msg);
     }
     free(idx);
-    text_items(p, "Volume", out);
-    text_items(p, "StorageClass", out);
-    text_items(p, "ConfigMap", out);
+    int rc = text_items(p, "Volume", out);
+    if (rc == CW_OK)
+        rc = text_items(p, "StorageClass", out);
+    if (rc == CW_OK)
+        rc = text_items(p, "ConfigMap", out);
     idx = cw_plan_sorted_cronjobs(p, &n);
     for (size_t k = 0; idx && k < n; k++) {
         const cw_plan_cronjob *c = &p->cronjobs[idx[k]];
@@ -466,5 +505,5 @@ int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
     if (!online && !info->output_dir && s.changes_pending)
         fprintf(out, "\nAudit only: nothing was written. Pass --output-dir DIR to write migrated "
                      "manifests.\n");
-    return CW_OK;
+    return rc;
 }

@@ -19,7 +19,9 @@ typedef struct w {
     int level; /* containers open; members of the innermost are indented 2 * level */
     int first[MAX_DEPTH];
     int rc;
-    int errno_; /* of a failed write */
+    int errno_;    /* of a failed write */
+    cw_error *err; /* filled when an item cannot be read (rc: its code, read_failed: 1) */
+    int read_failed;
 } w;
 
 static void flush(w *x)
@@ -189,6 +191,18 @@ static void result(w *x, cw_plan_action a, cw_plan_result r, const char *msg)
         str(x, "error", msg);
 }
 
+/* Item i of the plan's item file into `it` (freed first). */
+static int load(w *x, const cw_plan *p, size_t i, cw_plan_item *it)
+{
+    cw_plan_item_free(it);
+    int rc = cw_plan_item_load(p, i, it, x->err);
+    if (rc != CW_OK) {
+        x->rc = rc;
+        x->read_failed = 1;
+    }
+    return rc;
+}
+
 static void items(w *x, const cw_plan *p, const char *key, const char *kind)
 {
     size_t n;
@@ -196,9 +210,12 @@ static void items(w *x, const cw_plan *p, const char *key, const char *kind)
     int volume = strcmp(kind, "Volume") == 0;
     if (!idx)
         x->rc = CW_ENOMEM;
+    cw_plan_item item, *it = &item;
+    memset(&item, 0, sizeof(item));
     open_(x, key, '[');
     for (size_t k = 0; idx && k < n && x->rc == CW_OK; k++) {
-        const cw_plan_item *it = &p->items[idx[k]];
+        if (load(x, p, idx[k], &item) != CW_OK)
+            break;
         open_(x, NULL, '{');
         if (*it->namespace)
             str(x, "namespace", it->namespace);
@@ -233,6 +250,7 @@ static void items(w *x, const cw_plan *p, const char *key, const char *kind)
         close_(x, '}');
     }
     close_(x, ']');
+    cw_plan_item_free(&item);
     free(idx);
 }
 
@@ -260,17 +278,19 @@ static void jobs(w *x, const cw_plan *p, size_t *idx, size_t n)
             raw(x, "labels", "null");
         open_(x, "sources", '[');
         size_t *order = cw_plan_sorted_sources(p, j);
+        cw_plan_item it;
+        memset(&it, 0, sizeof(it));
         if (!order)
             x->rc = CW_ENOMEM;
-        for (size_t s = 0; order && s < j->nsrcs; s++) {
-            const cw_plan_item *it = &p->items[order[s]];
+        for (size_t s = 0; order && s < j->nsrcs && load(x, p, order[s], &it) == CW_OK; s++) {
             open_(x, NULL, '{');
-            str(x, "kind", it->kind);
-            if (*it->namespace)
-                str(x, "namespace", it->namespace);
-            str(x, "name", it->name);
+            str(x, "kind", it.kind);
+            if (*it.namespace)
+                str(x, "namespace", it.namespace);
+            str(x, "name", it.name);
             close_(x, '}');
         }
+        cw_plan_item_free(&it);
         free(order);
         close_(x, ']');
         close_(x, '}');
@@ -317,15 +337,17 @@ static void conflicts(w *x, const cw_plan *p, size_t *idx, size_t n)
         str(x, "reason", j->reason);
         open_(x, "affected", '[');
         size_t *order = cw_plan_sorted_sources(p, j);
+        cw_plan_item it;
+        memset(&it, 0, sizeof(it));
         if (!order)
             x->rc = CW_ENOMEM;
-        for (size_t s = 0; order && s < j->nsrcs; s++) {
-            const cw_plan_item *it = &p->items[order[s]];
+        for (size_t s = 0; order && s < j->nsrcs && load(x, p, order[s], &it) == CW_OK; s++) {
             char name[600];
-            snprintf(name, sizeof(name), "%s %s%s%s", it->kind, it->namespace,
-                     *it->namespace ? "/" : "", it->name);
+            snprintf(name, sizeof(name), "%s %s%s%s", it.kind, it.namespace,
+                     *it.namespace ? "/" : "", it.name);
             str(x, NULL, name);
         }
+        cw_plan_item_free(&it);
         free(order);
         close_(x, ']');
         close_(x, '}');
@@ -338,7 +360,7 @@ int cw_report_json_write(const cw_plan *p, const cw_report_info *info, cw_buf *b
 {
     cw_report_summary s;
     cw_report_summarize(p, &s);
-    w x = {.b = b, .out = out, .level = 0, .rc = CW_OK};
+    w x = {.b = b, .out = out, .level = 0, .rc = CW_OK, .err = err};
     size_t nj;
     size_t *jidx = cw_plan_sorted_jobs(p, &nj);
     if (!jidx)
@@ -402,6 +424,8 @@ int cw_report_json_write(const cw_plan *p, const cw_report_info *info, cw_buf *b
     put(&x, "\n", 1);
     flush(&x);
     free(jidx);
+    if (x.read_failed)
+        return x.rc;
     if (x.rc == CW_ENOMEM)
         return cw_error_oom(err);
     if (x.rc != CW_OK)

@@ -116,17 +116,19 @@ static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_st
     return rc;
 }
 
-static void mark_written(cw_plan *p)
+static int mark_written(cw_plan *p, cw_error *err)
 {
+    int rc = CW_OK;
     for (size_t i = 0; i < p->njobs; i++)
         if (p->jobs[i].action == CW_ACT_CREATE)
             p->jobs[i].result = CW_RES_DONE;
-    for (size_t i = 0; i < p->nitems; i++)
-        if (p->items[i].action == CW_ACT_MIGRATE)
-            p->items[i].result = CW_RES_DONE;
+    for (size_t i = 0; i < p->nitems && rc == CW_OK; i++)
+        if (cw_plan_item_action(p, i) == CW_ACT_MIGRATE)
+            rc = cw_plan_item_set_result(p, i, CW_RES_DONE, NULL, err);
     for (size_t i = 0; i < p->ncronjobs; i++)
         if (p->cronjobs[i].action == CW_ACT_DELETE)
             p->cronjobs[i].result = CW_RES_DONE;
+    return rc;
 }
 
 int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
@@ -191,7 +193,11 @@ int cw_migrate_offline(const cw_migrate_opts *o, cw_plan *plan)
             code = rc == CW_EUSAGE || rc == CW_EINVAL ? CW_MIGRATE_USAGE : CW_MIGRATE_FINDINGS;
             goto done;
         }
-        mark_written(plan);
+        if (mark_written(plan, &err) != CW_OK) {
+            fprintf(stderr, "cronwarden migrate: %s\n", err.message);
+            code = CW_MIGRATE_FINDINGS;
+            goto done;
+        }
     }
     cw_report_info info = {"offline", NULL, writing ? o->output_dir : NULL, files.len};
     if (cw_migrate_report(plan, &info, o, &inputs, &err) != CW_OK) {

@@ -283,20 +283,25 @@ int cw_scbackup_run(cw_apply *a, cw_plan *p, cw_error *err)
     size_t n = 0;
     size_t *idx = cw_plan_sorted_items(p, "StorageClass", &n);
     int rc = idx ? CW_OK : cw_error_oom(err);
+    cw_plan_item item, *it = &item;
+    memset(&item, 0, sizeof(item));
     for (size_t k = 0; k < n && rc == CW_OK; k++) {
-        cw_plan_item *it = &p->items[idx[k]];
-        if (it->action != CW_ACT_MIGRATE)
+        if (cw_plan_item_action(p, idx[k]) != CW_ACT_MIGRATE)
             continue;
-        if (a->cfg.lease && cw_lease_lost(a->cfg.lease)) {
+        /* A copy from the plan's item file: its result is written back. */
+        cw_plan_item_free(&item);
+        if ((rc = cw_plan_item_load(p, idx[k], &item, err)) != CW_OK)
+            break;
+        if (a->cfg.lease && cw_lease_lost(a->cfg.lease))
             result(it, CW_RES_FAILED, "stopped: the lease was lost");
-            continue;
-        }
-        if (cw_apply_missing_job(p, it)) {
+        else if (cw_apply_missing_job(p, it))
             result(it, CW_RES_SKIPPED, "a RecurringJob it needs was not created");
-            continue;
-        }
-        rc = migrate_class(a, p, it, err);
+        else
+            rc = migrate_class(a, p, it, err);
+        if (rc == CW_OK)
+            rc = cw_plan_item_set_result(p, idx[k], it->result, it->result_msg, err);
     }
+    cw_plan_item_free(&item);
     free(idx);
     return rc;
 }

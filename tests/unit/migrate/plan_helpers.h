@@ -71,7 +71,13 @@ static __attribute__((unused)) char *test_plan_describe(const cw_plan *p)
     for (size_t kd = 0; kd < 3; kd++) {
         idx = cw_plan_sorted_items(p, kinds[kd], &n);
         for (size_t k = 0; k < n; k++) {
-            const cw_plan_item *it = &p->items[idx[k]];
+            cw_plan_item item, *it = &item;
+            cw_error err;
+            cw_error_init(&err);
+            if (cw_plan_item_load(p, idx[k], &item, &err) != CW_OK) {
+                cw_buf_printf(&b, "load %zu: %s\n", idx[k], err.message);
+                continue;
+            }
             cw_buf_printf(&b, "%s %s%s%s %s", it->kind, it->namespace, *it->namespace ? "/" : "",
                           it->name, cw_plan_action_name(it->action));
             for (size_t i = 0; i < it->add_labels.len; i++)
@@ -81,6 +87,7 @@ static __attribute__((unused)) char *test_plan_describe(const cw_plan *p)
             if (it->reason)
                 cw_buf_printf(&b, ": %s", it->reason);
             cw_buf_putc(&b, '\n');
+            cw_plan_item_free(&item);
         }
         free(idx);
     }

@@ -113,12 +113,13 @@ static void streamed_json_equals_the_tree(void **state)
         assert_int_equal(test_plan_run(&t, yaml, CW_NAMES_XXH32, 1), CW_OK);
         int failed = 0; /* a result with a message, as an online run records them */
         for (size_t i = 0; i < t.plan.nitems && !failed; i++) {
-            cw_plan_item *it = &t.plan.items[i];
-            if (it->action != CW_ACT_MIGRATE)
+            if (cw_plan_item_action(&t.plan, i) != CW_ACT_MIGRATE)
                 continue;
             failed = 1;
-            assert_int_equal(cw_plan_set_result(&it->result, &it->result_msg, CW_RES_FAILED,
-                                                "PATCH /x: 409 \"Conflict\"\r\n\x02"),
+            cw_error err;
+            cw_error_init(&err);
+            assert_int_equal(cw_plan_item_set_result(&t.plan, i, CW_RES_FAILED,
+                                                     "PATCH /x: 409 \"Conflict\"\r\n\x02", &err),
                              CW_OK);
         }
         assert_int_equal(cw_plan_record_error(&t.plan, "Volume ns/v", "file: \"f\"", "bad\tone"),
