@@ -2,7 +2,8 @@
  * bench_migrate_online seeds them, fed to the planner as migrate/gather feeds a LIST page (one
  * object at a time, then freed), the plan finished, every MIGRATE volume given a result as
  * migrate/apply does, and the JSON report streamed to /dev/null. Printed per stage: heap bytes
- * in use (mallinfo2) per volume, and the process's peak RSS.
+ * in use (mallinfo2, mmapped chunks included) per volume, the process's peak RSS and the size of
+ * the plan's item file (in $TMPDIR, on disk).
  *   bench_migrate_memory [N ...]      default: 2000 20000 100000 (each in a fresh process)
  *   bench_migrate_memory one N        child: one N, one line */
 #include <json-c/json.h>
@@ -33,9 +34,12 @@ static json_object *volume(size_t i, const char *ns)
     return json_tokener_parse(buf);
 }
 
+/* Bytes in use: small chunks and the mmapped ones (glibc serves any allocation over 128 KiB,
+ * such as a large array, by mmap, and uordblks alone leaves those out). */
 static size_t heap(void)
 {
-    return mallinfo2().uordblks;
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
 }
 
 static int one(size_t n)
@@ -81,9 +85,10 @@ static int one(size_t n)
     fclose(out);
     cw_buf_free(&b);
     printf("%7zu volumes: heap per volume after gather %4.0f B, finish %4.0f B, results %4.0f B;"
-           " peak RSS %.1f MiB\n",
+           " peak RSS %.1f MiB; item file %.1f MiB\n",
            n, (double)(h1 - h0) / (double)n, (double)(h2 - h0) / (double)n,
-           (double)(h3 - h0) / (double)n, (double)cw_bench_self_rss_kib() / 1024.0);
+           (double)(h3 - h0) / (double)n, (double)cw_bench_self_rss_kib() / 1024.0,
+           (double)plan.store.end / 1048576.0);
     cw_plan_free(&plan);
     cw_policy_config_free(&policy);
     cw_tzdb_free(&tz);
