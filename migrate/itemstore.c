@@ -253,8 +253,7 @@ cw_itemstore_entry cw_itemstore_entry_at(cw_itemstore *s, size_t i)
     return e;
 }
 
-void cw_itemstore_set_tags(cw_itemstore *s, size_t i, uint8_t action, uint8_t result,
-                           uint8_t flags)
+void cw_itemstore_set_tags(cw_itemstore *s, size_t i, uint8_t action, uint8_t result, uint8_t flags)
 {
     pthread_mutex_lock(&s->mu);
     s->entries[i].action = action;

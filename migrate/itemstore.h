@@ -18,13 +18,13 @@
 #include "lib/error.h"
 
 typedef struct cw_itemstore_entry {
-    uint64_t hash;   /* of the record's key (the caller's choice of key) */
-    uint64_t off;    /* where the record's bytes are in the file */
-    uint32_t len;    /* how many */
-    uint8_t tag;     /* caller's small values kept in memory (kind, action, result) */
-    uint8_t action;  /* ... so that counting and filtering need no read */
+    uint64_t hash;  /* of the record's key (the caller's choice of key) */
+    uint64_t off;   /* where the record's bytes are in the file */
+    uint32_t len;   /* how many */
+    uint8_t tag;    /* caller's small values kept in memory (kind, action, result) */
+    uint8_t action; /* ... so that counting and filtering need no read */
     uint8_t result;
-    uint8_t flags;   /* the caller's bits */
+    uint8_t flags; /* the caller's bits */
 } cw_itemstore_entry;
 
 typedef struct cw_itemstore {
@@ -69,8 +69,7 @@ void cw_itemstore_set_tags(cw_itemstore *s, size_t i, uint8_t action, uint8_t re
 long cw_itemstore_find(cw_itemstore *s, uint64_t hash, int (*match)(void *ud, size_t i), void *ud);
 
 /* Scratch bytes in the same file, outside any record. */
-int cw_itemstore_reserve(cw_itemstore *s, uint64_t len, uint64_t *off,
-                         cw_error *err) CW_MUST_CHECK;
+int cw_itemstore_reserve(cw_itemstore *s, uint64_t len, uint64_t *off, cw_error *err) CW_MUST_CHECK;
 int cw_itemstore_write_at(cw_itemstore *s, uint64_t off, const void *data, size_t len,
                           cw_error *err) CW_MUST_CHECK;
 int cw_itemstore_read_at(cw_itemstore *s, uint64_t off, void *data, size_t len,

@@ -306,8 +306,7 @@ cw_plan_result cw_plan_item_result(const cw_plan *p, size_t i)
     return (cw_plan_result)cw_itemstore_entry_at(store(p), i).result;
 }
 
-int cw_plan_item_set_result(cw_plan *p, size_t i, cw_plan_result r, const char *msg,
-                            cw_error *err)
+int cw_plan_item_set_result(cw_plan *p, size_t i, cw_plan_result r, const char *msg, cw_error *err)
 {
     cw_itemstore_entry e = cw_itemstore_entry_at(&p->store, i);
     /* No message before or after: the entry alone changes, the record is not rewritten. */
@@ -601,8 +600,8 @@ static int write_sources(cw_plan *p, cw_error *err)
             for (size_t r = 0; r < it.nrefs && rc == CW_OK; r++) {
                 cw_plan_job *j = &p->jobs[it.refs[r].job];
                 size_t at = j->src_start + fill[it.refs[r].job]++;
-                rc = cw_itemstore_write_at(&p->store, p->srcs_off + (uint64_t)at * 4, &batch[b],
-                                           4, err);
+                rc = cw_itemstore_write_at(&p->store, p->srcs_off + (uint64_t)at * 4, &batch[b], 4,
+                                           err);
             }
             cw_plan_item_free(&it);
         }

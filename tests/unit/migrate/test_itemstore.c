@@ -160,8 +160,8 @@ static void op(cw_itemstore *s, char *line, cw_buf *out)
         uint64_t h = w[0][4] ? strtoull(w[1], NULL, 10) : cw_itemstore_hash(key, strlen(key));
         cw_buf_printf(out, "%ld\n", find(s, h, key));
     } else if (!strcmp(w[0], "tags")) {
-        cw_itemstore_set_tags(s, strtoul(w[1], NULL, 10), (uint8_t)atoi(w[2]),
-                              (uint8_t)atoi(w[3]), (uint8_t)atoi(w[4]));
+        cw_itemstore_set_tags(s, strtoul(w[1], NULL, 10), (uint8_t)atoi(w[2]), (uint8_t)atoi(w[3]),
+                              (uint8_t)atoi(w[4]));
     } else if (!strcmp(w[0], "entry")) {
         cw_itemstore_entry e = cw_itemstore_entry_at(s, strtoul(w[1], NULL, 10));
         cw_buf_printf(out, "tag=%u action=%u result=%u flags=%u off=%" PRIu64 " len=%u\n", e.tag,
@@ -197,8 +197,7 @@ static void test_store_table(void **state)
             cw_buf_printf(&out, "%s\n", err.message);
         } else {
             char *script = strdup(c->script), *save = NULL;
-            for (char *line = strtok_r(script, ";", &save); line;
-                 line = strtok_r(NULL, ";", &save))
+            for (char *line = strtok_r(script, ";", &save); line; line = strtok_r(NULL, ";", &save))
                 op(&s, line, &out);
             free(script);
         }
