@@ -407,7 +407,7 @@ assert_json "$job" "$jp.containers[0].env[0] | [.name, .valueFrom.fieldRef.field
 assert_json "$job" "$jp.containers[0].securityContext | [.allowPrivilegeEscalation, .readOnlyRootFilesystem, .runAsNonRoot, .capabilities.drop]" '[false,true,true,["ALL"]]'
 assert_json "$job" "$jp.securityContext | [.runAsNonRoot, .runAsUser, .seccompProfile.type]" '[true,65532,"RuntimeDefault"]'
 assert_json "$job" "[$jp.containers[0].args[] | select(startswith(\"--report=\"))]" '["--report=/report/report.json"]'
-assert_json "$job" "[$jp.containers[0].volumeMounts[].mountPath]" '["/report"]'
+assert_json "$job" "[$jp.containers[0].volumeMounts[].mountPath]" '["/report","/tmp"]'
 assert_json "$JOBS" '[.items[] | select(.kind | test("Role$")) | .rules[] | .apiGroups + .resources + .verbs + (.resourceNames // []) | .[] | select(test("\\*"))]' '[]' "no wildcard in the migrate roles"
 assert_json "$(kc get job -n "$CW_NS" cronwarden-migrate -o json)" .spec.backoffLimit 3 "Job stored"
 
