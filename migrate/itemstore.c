@@ -102,6 +102,8 @@ static int mem_write(cw_itemstore *s, uint64_t off, const void *data, size_t len
 static int write_all(cw_itemstore *s, uint64_t off, const void *data, size_t len, cw_error *err)
 {
     const char *p = data;
+    if (!len)
+        return CW_OK;
     if (s->fd < 0)
         return mem_write(s, off, data, len, err);
     while (len) {
@@ -120,6 +122,8 @@ static int write_all(cw_itemstore *s, uint64_t off, const void *data, size_t len
 static int read_all(cw_itemstore *s, uint64_t off, void *data, size_t len, cw_error *err)
 {
     char *p = data;
+    if (!len)
+        return CW_OK;
     if (s->fd < 0) {
         if (off > s->mem.len || len > s->mem.len - off)
             return io_error(s, "read", 0, err);

@@ -546,8 +546,9 @@ static int write_order(sorter *s, cw_error *err)
             rc = flush_chunk(s, err);
     }
     if (rc == CW_OK && !s->nruns) {
-        /* One chunk held them all: no run to merge. */
-        qsort_r(s->at, s->n, sizeof(*s->at), cmp_at, s->keys.data);
+        /* One chunk held them all (or there are none): no run to merge. */
+        if (s->n)
+            qsort_r(s->at, s->n, sizeof(*s->at), cmp_at, s->keys.data);
         for (size_t k = 0; k < s->n && rc == CW_OK; k++) {
             const char *e = s->keys.data + s->at[k];
             uint32_t idx;
