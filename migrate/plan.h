@@ -1,7 +1,9 @@
 /* The migration planner: legacy Longhorn recurringJobs (Volume spec, StorageClass parameters, the
- * longhorn-storageclass ConfigMap) in, a deterministic plan out. Pure: objects in, decisions out,
- * no I/O. Objects are fed one at a time (cw_plan_add) so a 100k-volume export never has to be in
- * memory at once; cw_plan_finish resolves names, conflicts and final actions; the same decision
+ * longhorn-storageclass ConfigMap) in, a deterministic plan out. Pure in its decisions: objects
+ * in, decisions out. Objects are fed one at a time (cw_plan_add) so a 100k-volume export never has
+ * to be in memory at once, and the items decided about go to the plan's item store
+ * (migrate/itemstore: an unlinked file in $TMPDIR, a 24-byte entry each in memory), so neither
+ * does the plan; cw_plan_finish resolves names, conflicts and final actions; the same decision
  * functions then rewrite objects for manifests (offline) or build API patches (online). */
 #ifndef CW_PLAN_H
 #define CW_PLAN_H
