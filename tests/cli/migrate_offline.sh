@@ -74,6 +74,12 @@ run 2 "$CW" migrate --from-file "$TMP/clean" --output-dir "$TMP/clean"
 assert_file_contains "$TMP/err" "--output-dir $TMP/clean is not empty" "refuses to write into the input"
 run 2 "$CW" migrate --from-file "$TMP/clean" --output-dir "$TMP/clean" --overwrite
 assert_file_contains "$TMP/err" "is inside the input directory" "refuses to overwrite inputs"
+# Online, no directory for the plan's item file: exit 2 before anything, and the message says what
+# to do. (Offline keeps the items in memory beside its input: no scratch directory needed.)
+TMPDIR="$TMP/no-such-dir" run 2 "$CW" migrate --kubeconfig "$TMP/no-such-kubeconfig"
+assert_eq "cronwarden migrate: cannot create the plan's item file in $TMP/no-such-dir: No such file or directory; set TMPDIR to a writable directory (in a Pod with a read-only root filesystem, mount an emptyDir there)" "$(cat "$TMP/err")" "no scratch directory"
+TMPDIR="$TMP/no-such-dir" run 1 "$CW" migrate --from-file examples/longhorn-1.1-cluster
+assert_file_eq "$TMP/out" "$SRC/tests/cli/golden/examples-report.txt" "offline needs no scratch directory"
 
 # 6. Usage errors.
 run 2 "$CW" migrate --bogus
