@@ -408,6 +408,107 @@ static void rewrite_keeps_and_migrates(void **state)
     }
 }
 
+/* Volume i of the many below: 200-character names so that the sort keys fill several 1 MiB
+ * chunks (plan_items.c merges their runs from the item file); two namespaces; one or two jobs. */
+static json_object *many_volume(size_t i)
+{
+    char name[256], buf[1024];
+    snprintf(name, sizeof(name), "v-%05zu-%0190d", i, 0);
+    snprintf(buf, sizeof(buf),
+             "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"Volume\",\"metadata\":{"
+             "\"name\":\"%s\",\"namespace\":\"ns-%c\"},\"spec\":{\"recurringJobs\":["
+             "{\"name\":\"a\",\"task\":\"snapshot\",\"cron\":\"@daily\",\"retain\":%zu}%s]}}",
+             name, i % 2 ? 'a' : 'b', 1 + i % 3,
+             i % 5 ? ""
+                   : ",{\"name\":\"b\",\"task\":\"backup\",\"cron\":\"@weekly\",\"retain\":9}");
+    return json_tokener_parse(buf);
+}
+
+/* 1 when item a sorts before item b by (kind, namespace, name), as the report wants. */
+static int before(const cw_plan_item *a, const cw_plan_item *b)
+{
+    int c = strcmp(a->kind, b->kind);
+    if (!c)
+        c = strcmp(a->namespace, b->namespace);
+    return c ? c < 0 : strcmp(a->name, b->name) < 0;
+}
+
+static void check_orders(const char *scratch_dir)
+{
+    enum { N = 10000 };
+    cw_error err;
+    cw_error_init(&err);
+    cw_tzdb tz;
+    cw_policy_config policy;
+    assert_int_equal(cw_tzdb_init(&tz, NULL, &err), CW_OK);
+    assert_int_equal(cw_policy_config_init(&policy), CW_OK);
+    policy.tzdb = &tz;
+    cw_plan_config cfg = {.scheme = CW_NAMES_XXH32,
+                          .namespace = "longhorn-system",
+                          .policy = &policy,
+                          .scratch_dir = scratch_dir};
+    cw_plan p;
+    assert_int_equal(cw_plan_init(&p, &cfg, &err), CW_OK);
+    for (size_t k = 0; k < N; k++) {
+        json_object *v = many_volume(k * 7919 % N); /* fed out of order */
+        assert_int_equal(cw_plan_add(&p, v, NULL, &err), CW_OK);
+        json_object_put(v);
+    }
+    assert_int_equal(cw_plan_finish(&p, &err), CW_OK);
+    assert_true(p.store.end > 3 * (1u << 20)); /* the runs are in the file (or its memory) */
+
+    size_t n, *idx = cw_plan_sorted_items(&p, "Volume", &n);
+    cw_plan_item prev, it;
+    memset(&prev, 0, sizeof(prev));
+    assert_non_null(idx);
+    assert_int_equal(n, N);
+    for (size_t k = 0; k < n; k++) {
+        assert_int_equal(cw_plan_item_load(&p, idx[k], &it, &err), CW_OK);
+        if (k && !before(&prev, &it))
+            fail_msg("volume %zu (%s/%.8s) not after %s/%.8s", k, it.namespace, it.name,
+                     prev.namespace, prev.name);
+        assert_int_equal(cw_plan_find_item(&p, "Volume", it.namespace, it.name), (long)idx[k]);
+        cw_plan_item_free(&prev);
+        prev = it;
+    }
+    cw_plan_item_free(&prev);
+    free(idx);
+
+    /* Four jobs: retain 1, 2, 3 (a third of the volumes each) and the backup (every fifth). */
+    assert_int_equal(p.njobs, 4);
+    size_t total = 0;
+    for (size_t j = 0; j < p.njobs; j++) {
+        size_t *src = cw_plan_sorted_sources(&p, &p.jobs[j]);
+        assert_non_null(src);
+        memset(&prev, 0, sizeof(prev));
+        for (size_t s = 0; s < p.jobs[j].nsrcs; s++) {
+            assert_int_equal(cw_plan_item_load(&p, src[s], &it, &err), CW_OK);
+            int wants = 0;
+            for (size_t r = 0; r < it.nrefs; r++)
+                wants |= it.refs[r].job == j;
+            assert_true(wants);
+            if (s && !before(&prev, &it))
+                fail_msg("job %zu source %zu out of order", j, s);
+            cw_plan_item_free(&prev);
+            prev = it;
+        }
+        cw_plan_item_free(&prev);
+        free(src);
+        total += p.jobs[j].nsrcs;
+    }
+    assert_int_equal(total, N + N / 5);
+    cw_plan_free(&p);
+    cw_policy_config_free(&policy);
+    cw_tzdb_free(&tz);
+}
+
+static void orders_beyond_one_sort_chunk(void **state)
+{
+    (void)state;
+    check_orders(NULL); /* the item file in $TMPDIR or /tmp */
+    check_orders("");   /* in memory */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +517,7 @@ int main(void)
         cmocka_unit_test(volume_patch_is_conditional_and_escaped),
         cmocka_unit_test(changed_object_is_not_half_migrated),
         cmocka_unit_test(rewrite_keeps_and_migrates),
+        cmocka_unit_test(orders_beyond_one_sort_chunk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
