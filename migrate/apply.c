@@ -390,8 +390,14 @@ static int run_configmap(cw_apply *a, cw_plan *p, cw_error *err)
     int rc = cw_plan_item_load(p, (size_t)i, &it, err);
     if (rc != CW_OK)
         return rc;
-    if ((rc = migrate_configmap(a, p, &it, err)) == CW_OK)
-        rc = cw_plan_item_set_result(p, (size_t)i, it.result, it.result_msg, err);
+    rc = migrate_configmap(a, p, &it, err);
+    /* Recorded also when the run stops here: the report shows how far it got. */
+    cw_error serr;
+    cw_error_init(&serr);
+    int src =
+        cw_plan_item_set_result(p, (size_t)i, it.result, it.result_msg, rc == CW_OK ? err : &serr);
+    if (rc == CW_OK)
+        rc = src;
     cw_plan_item_free(&it);
     return rc;
 }

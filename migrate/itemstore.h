@@ -6,7 +6,8 @@
  * bytes here; migrate/plan_items.c encodes cw_plan_item into them. A record rewritten with more
  * bytes moves to the end of the file (the old bytes stay as garbage: a plan rewrites each item a
  * few times at most). Raw regions (cw_itemstore_reserve) hold other scratch data such as sort
- * runs. Every call takes the store's mutex: the online applier loads and stores from a pool. */
+ * runs. The record calls take the store's mutex: the online applier loads and stores from a
+ * pool. Lookups (cw_itemstore_find) and the scratch regions are for one thread at a time. */
 #ifndef CW_ITEMSTORE_H
 #define CW_ITEMSTORE_H
 

@@ -298,8 +298,13 @@ int cw_scbackup_run(cw_apply *a, cw_plan *p, cw_error *err)
             result(it, CW_RES_SKIPPED, "a RecurringJob it needs was not created");
         else
             rc = migrate_class(a, p, it, err);
+        /* Recorded also when the run stops here: the report shows how far it got. */
+        cw_error serr;
+        cw_error_init(&serr);
+        int src = cw_plan_item_set_result(p, idx[k], it->result, it->result_msg,
+                                          rc == CW_OK ? err : &serr);
         if (rc == CW_OK)
-            rc = cw_plan_item_set_result(p, idx[k], it->result, it->result_msg, err);
+            rc = src;
     }
     cw_plan_item_free(&item);
     free(idx);
