@@ -83,10 +83,12 @@ typedef struct cw_plan_ref {
     char *legacy_name; /* the legacy job's own name */
 } cw_plan_ref;
 
-/* Decision for one object holding legacy jobs (Volume, StorageClass, ConfigMap). */
+/* Decision for one object holding legacy jobs (Volume, StorageClass, ConfigMap). The plan keeps
+ * its items encoded in its item store; this is one read from there (cw_plan_item_load) or made by
+ * cw_plan_decide, owned by the caller. */
 typedef struct cw_plan_item {
     const char *kind; /* "Volume", "StorageClass" or "ConfigMap": static */
-    /* In `strings`, one allocation (interned in the plan for namespace, apiVersion and source). */
+    /* In `strings`, one allocation. */
     const char *namespace, *name, *resource_version, *api_version, *source;
     char *strings;
     cw_plan_ref *refs;
@@ -98,7 +100,6 @@ typedef struct cw_plan_item {
     cw_strlist add_labels; /* after finish: label keys to set to "enabled" (volumes) */
     char *new_selector;    /* after finish: StorageClass/ConfigMap selector value */
     char *result_msg;
-    /* The small members together: no padding between them (one item per volume). */
     int has_legacy;    /* the legacy field is present (even empty) */
     int any_job_label; /* a recurring-job(-group) label key exists (volumes) */
     cw_plan_action action;
