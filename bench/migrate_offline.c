@@ -59,7 +59,8 @@ static int child_plan(const char *path)
     cw_plan_config cfg = {.scheme = CW_NAMES_XXH32,
                           .namespace = "longhorn-system",
                           .policy = &pol,
-                          .default_group = 1};
+                          .default_group = 1,
+                          .scratch_dir = ""}; /* as cmd/migrate.c offline */
     int rc = cw_plan_init(&plan, &cfg, &err);
     if (rc == CW_OK)
         rc = cw_load_file(path, feed, &plan, &err);

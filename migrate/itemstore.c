@@ -55,9 +55,12 @@ int cw_itemstore_init(cw_itemstore *s, const char *dir, cw_error *err)
         if (!dir || !*dir)
             dir = "/tmp";
     }
-    if (!(s->dir = strdup(*dir ? dir : "memory")))
+    if (!(s->dir = strdup(*dir ? dir : "memory")) || !(s->mu = malloc(sizeof(*s->mu)))) {
+        free(s->dir);
+        s->dir = NULL;
         return cw_error_oom(err);
-    pthread_mutex_init(&s->mu, NULL);
+    }
+    pthread_mutex_init(s->mu, NULL);
     if (!*dir)
         return CW_OK;
     s->fd = open_unlinked(dir, err);
@@ -69,8 +72,9 @@ void cw_itemstore_free(cw_itemstore *s)
     /* dir is set first by init: a store never initialised (all zero) has no fd 0 to close. */
     if (s->dir && s->fd >= 0)
         close(s->fd);
-    if (s->dir)
-        pthread_mutex_destroy(&s->mu);
+    if (s->mu)
+        pthread_mutex_destroy(s->mu);
+    free(s->mu);
     free(s->dir);
     cw_buf_free(&s->mem);
     free(s->entries);
@@ -184,7 +188,7 @@ int cw_itemstore_add(cw_itemstore *s, uint64_t hash, uint8_t tag, const void *da
                      cw_error *err)
 {
     int rc = CW_OK;
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(s->mu);
     if (s->n >= UINT32_MAX || len > UINT32_MAX) {
         rc = cw_error_set(err, CW_ELIMIT, "the plan's item file holds at most %u records",
                           UINT32_MAX);
@@ -203,14 +207,14 @@ int cw_itemstore_add(cw_itemstore *s, uint64_t hash, uint8_t tag, const void *da
     s->entries[s->n++] = (cw_itemstore_entry){hash, s->end, (uint32_t)len, tag, 0, 0, 0};
     s->end += len;
 done:
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(s->mu);
     return rc;
 }
 
 int cw_itemstore_put(cw_itemstore *s, size_t i, const void *data, size_t len, cw_error *err)
 {
     int rc = CW_OK;
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(s->mu);
     cw_itemstore_entry *e = &s->entries[i];
     /* In place when it fits; otherwise at the end (a result message, the final labels). */
     uint64_t off = len <= e->len ? e->off : s->end;
@@ -225,7 +229,7 @@ int cw_itemstore_put(cw_itemstore *s, size_t i, const void *data, size_t len, cw
     e->off = off;
     e->len = (uint32_t)len;
 done:
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(s->mu);
     return rc;
 }
 
@@ -234,7 +238,7 @@ int cw_itemstore_get(cw_itemstore *s, size_t i, cw_buf *out, cw_error *err)
     int rc = CW_OK;
     cw_buf_reset(out);
     /* Held while reading: a store in memory may move its bytes when another thread writes. */
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(s->mu);
     cw_itemstore_entry e = s->entries[i];
     if (cw_buf_reserve(out, (size_t)e.len + 1) != CW_OK) {
         rc = cw_error_oom(err);
@@ -245,25 +249,25 @@ int cw_itemstore_get(cw_itemstore *s, size_t i, cw_buf *out, cw_error *err)
         out->data[e.len] = '\0';
     }
 done:
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(s->mu);
     return rc;
 }
 
 cw_itemstore_entry cw_itemstore_entry_at(cw_itemstore *s, size_t i)
 {
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(s->mu);
     cw_itemstore_entry e = s->entries[i];
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(s->mu);
     return e;
 }
 
 void cw_itemstore_set_tags(cw_itemstore *s, size_t i, uint8_t action, uint8_t result, uint8_t flags)
 {
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(s->mu);
     s->entries[i].action = action;
     s->entries[i].result = result;
     s->entries[i].flags = flags;
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(s->mu);
 }
 
 long cw_itemstore_find(cw_itemstore *s, uint64_t hash, int (*match)(void *ud, size_t i), void *ud)
@@ -289,10 +293,10 @@ long cw_itemstore_find(cw_itemstore *s, uint64_t hash, int (*match)(void *ud, si
 int cw_itemstore_reserve(cw_itemstore *s, uint64_t len, uint64_t *off, cw_error *err)
 {
     (void)err;
-    pthread_mutex_lock(&s->mu);
+    pthread_mutex_lock(s->mu);
     *off = s->end;
     s->end += len;
-    pthread_mutex_unlock(&s->mu);
+    pthread_mutex_unlock(s->mu);
     return CW_OK;
 }
 

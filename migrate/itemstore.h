@@ -39,7 +39,9 @@ typedef struct cw_itemstore {
      * (the tail) are scanned until there are enough of them to merge in. */
     uint32_t *by_hash;
     size_t nsorted, capsorted;
-    pthread_mutex_t mu;
+    /* Allocated: a plan (and its store) is copied by value when gather swaps in a fresh one, and a
+     * pthread mutex must not be copied. */
+    pthread_mutex_t *mu;
 } cw_itemstore;
 
 /* dir NULL: $TMPDIR, else /tmp. Fails with a message naming the directory when no file can be
