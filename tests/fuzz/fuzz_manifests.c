@@ -80,7 +80,8 @@ static int plan_text(cw_plan *plan, const char *path, const char *data, size_t l
     cw_plan_config cfg = {.scheme = CW_NAMES_XXH32,
                           .namespace = "longhorn-system",
                           .policy = &policy,
-                          .default_group = 1};
+                          .default_group = 1,
+                          .scratch_dir = ""}; /* as cmd/migrate.c offline: items in memory */
     FUZZ_CHECK(cw_plan_init(plan, &cfg, err) == CW_OK, "%s", err->message);
     feed_ctx fc = {plan, objs};
     int rc = cw_load_text(path, data, len, feed, &fc, err);
