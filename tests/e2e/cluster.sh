@@ -31,7 +31,7 @@ cwc_k8s_bin_dir() {
 }
 
 # A loopback TCP port nobody listens on, below the ephemeral range (so outgoing connections do
-# not take it meanwhile), not one of those already handed out by this `up`.
+# not take it meanwhile), not one of those already handed out by this `up` (cwc_take_port).
 cwc_free_port() {
   local port i
   for i in $(seq 1 200); do
@@ -39,10 +39,18 @@ cwc_free_port() {
     case " ${CWC_PORTS_TAKEN:-} " in *" $port "*) continue ;; esac
     if [ -n "$(ss -Htan "sport = :$port" 2>/dev/null)" ]; then continue; fi
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then continue; fi
-    CWC_PORTS_TAKEN="${CWC_PORTS_TAKEN:-} $port"
     printf '%s\n' "$port"; return 0
   done
   cwc_log "no free loopback port found"; return 1
+}
+
+# cwc_take_port VAR: a free port into VAR, remembered so that the next pick of this `up` differs
+# (cwc_free_port runs in a subshell when called as $(...), where its note of the port is lost).
+cwc_take_port() {
+  local p
+  p=$(cwc_free_port) || return 1
+  CWC_PORTS_TAKEN="${CWC_PORTS_TAKEN:-} $p"
+  printf -v "$1" '%s' "$p"
 }
 
 # Is PID running (a zombie, exited but not yet reaped by its new parent, is not)?
@@ -259,8 +267,8 @@ cwc_up() {
   local attempt etcd_port peer_port api_port kcm_port api started=0
   for attempt in 1 2 3; do
     CWC_PORTS_TAKEN=""
-    etcd_port=$(cwc_free_port) && peer_port=$(cwc_free_port) && api_port=$(cwc_free_port) &&
-      kcm_port=$(cwc_free_port) || return 1
+    cwc_take_port etcd_port && cwc_take_port peer_port && cwc_take_port api_port &&
+      cwc_take_port kcm_port || return 1
     api="https://127.0.0.1:$api_port"
     rm -rf "$dir/data/etcd"
     cwc_spawn "$dir" etcd "$etcd_bin" --name cw-e2e --data-dir "$dir/data/etcd" \
@@ -322,7 +330,7 @@ cwc_up() {
        [ "$attempt" -lt 3 ]; then
       cwc_log "port clash for kube-controller-manager; retrying with another port"
       cwc_stop_pid "$dir" kube-controller-manager
-      kcm_port=$(cwc_free_port) || { cwc_down "$dir"; return 1; }
+      cwc_take_port kcm_port || { cwc_down "$dir"; return 1; }
       continue
     fi
     cwc_tail_log "$dir/logs/kube-controller-manager.log" 60; cwc_down "$dir"; return 1
