@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# cronwarden controller, the OADP NonAdminBackup reconciler, on a real kube-apiserver, run as a
-# user bound to exactly deploy/controller/rbac-nonadmin.yaml (+ rbac.yaml's leader election). The
-# test plays Velero: it sets the Velero Backups' phases and completion times and carries out
-# DeleteBackupRequests. A tenant, alice, may edit NonAdminBackups in her namespace shop only.
+# cronwarden controller, the OADP NonAdminBackup reconciler, on a real kube-apiserver with the CRDs
+# Velero 1.18.1 and OADP's non-admin controller ship (tests/fixtures/), run as a user bound to
+# exactly deploy/controller/rbac-nonadmin.yaml (+ rbac.yaml's leader election). The test plays
+# Velero: it sets the Velero Backups' phases and completion times, carries out
+# DeleteBackupRequests, and restores a recorded backup through a Restore's filters
+# (tests/e2e/fixtures/velero_restore.py). A tenant, alice, may edit NonAdminBackups in her
+# namespace shop only; mallory may also write their status there.
 #   - a NonAdminBackup from creation to Completed, its queue position counting down as earlier
 #     Velero Backups finish; the controller killed between "nacuuid recorded" and "Velero Backup
 #     created" leaves exactly one Velero Backup, and one killed after the create is adopted by the
@@ -12,15 +15,25 @@
 #     message, and no Velero Backup covers anything but shop;
 #   - a NonAdminRestore from creation to Completed; every way alice tries to restore another
 #     namespace's backup, or into another namespace, is refused;
+#   - tenancy (issue 24): every Velero Backup excludes OADP's cluster-scoped and non-admin kinds,
+#     every Velero Restore names shop alone with the same exclusions; a restore of a plain backup
+#     leaves a ClusterRoleBinding the administrator deleted deleted; a forged status cannot point a
+#     restore at bank's backup; init-container hooks, hooks naming other namespaces, resource
+#     policies and modifiers refused; a NonAdminBackup whose nacuuid would be cut on a '.' gets a
+#     valid one;
 #   - spec.deleteBackup (DeleteBackupRequest and the restores made from it, then gone); a direct delete (the Velero Backup object
 #     and its requests go, then the NonAdminBackup); a Velero Backup that disappears.
 . "$(dirname "$0")/../lib.sh"
 e2e_start
-apply_crds
+apply_upstream_crds tests/fixtures/velero-1.18.1 tests/fixtures/oadp-non-admin-4e22229
 e2e_require_users controller
 OADP=openshift-adp
 LEASE_NS=cronwarden
-for ns in "$LEASE_NS" "$OADP" shop bank; do kc create namespace "$ns" >/dev/null; done
+for ns in "$LEASE_NS" "$OADP" shop bank team-a; do kc create namespace "$ns" >/dev/null; done
+# OADP's exclusions (internal/controller/nonadminbackup_controller.go), as every Velero object of a
+# non-admin user carries them; a Restore adds volumesnapshotclasses.
+EXCL='["nonadminbackups","nonadminrestores","nonadminbackupstoragelocations","securitycontextconstraints","clusterroles","clusterrolebindings","priorityclasses","customresourcedefinitions","virtualmachineclusterinstancetypes","virtualmachineclusterpreferences"]'
+REXCL=$(jq -c '. + ["volumesnapshotclasses"]' <<<"$EXCL")
 
 e2e_step "RBAC as shipped, bound to the static user controller; alice edits NonAdminBackups in shop only"
 assert_ok kc apply -f "$CW_SOURCE_DIR/deploy/controller/rbac.yaml"
@@ -113,7 +126,7 @@ assert_eq 1 "$(vb_count "$NAC")" "Velero Backups of daily"
 vb=$(kc get backups.velero.io -n "$OADP" "$NAC" -o json)
 assert_json "$vb" .metadata.labels '{"app.kubernetes.io/managed-by":"oadp-nac-controller","openshift.io/oadp":"True","openshift.io/oadp-nab-origin-nacuuid":"'"$NAC"'"}'
 assert_json "$vb" .metadata.annotations '{"openshift.io/oadp-nab-origin-name":"daily","openshift.io/oadp-nab-origin-namespace":"shop"}'
-assert_json "$vb" .spec '{"includedNamespaces":["shop"],"labelSelector":{"matchLabels":{"app":"web"}},"snapshotMoveData":false,"ttl":"720h0m0s"}'
+assert_json "$vb" .spec '{"excludedResources":'"$EXCL"',"includedNamespaces":["shop"],"labelSelector":{"matchLabels":{"app":"web"}},"snapshotMoveData":false,"ttl":"720h0m0s"}'
 obj=$(nab daily)
 assert_json "$obj" '.status.conditions | map([.type, .status, .reason, .message])' '[["Accepted","True","BackupAccepted","backup accepted"],["Queued","True","BackupScheduled","Created Velero Backup object"]]'
 assert_json "$obj" .status.veleroBackup '{"nacuuid":"'"$NAC"'","name":"'"$NAC"'","namespace":"openshift-adp","status":{}}'
@@ -124,9 +137,10 @@ velero_set admin-1 Completed done
 wait_for 10 "position 2" nab_is daily .status.queueInfo.estimatedQueuePosition 2
 velero_set admin-2 Failed done
 wait_for 10 "position 1" nab_is daily .status.queueInfo.estimatedQueuePosition 1
-e2e_log "Queued with the backup queue's own position: that one is used"
+e2e_log "Queued with the backup queue's own position: that one is used; the phase as OADP's CRD holds it"
 assert_ok kc patch backups.velero.io -n "$OADP" "$NAC" --type merge -p '{"status":{"phase":"Queued","queuePosition":5}}'
 wait_for 10 "position 5 from status.queuePosition" nab_is daily .status.queueInfo.estimatedQueuePosition 5
+assert_json "$(nab daily)" .status.veleroBackup.status '{"phase":"New"}'
 velero_set "$NAC" InProgress
 wait_for 10 "InProgress mirrored" nab_is daily .status.veleroBackup.status.phase InProgress
 assert_eq 1 "$(nab_field daily .status.queueInfo.estimatedQueuePosition)" "position while InProgress"
@@ -167,18 +181,37 @@ other|{"includedNamespaces":["bank"]}|$(printf "$R" includedNamespaces), can not
 star|{"includedNamespaces":["*"]}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
 both|{"includedNamespaces":["shop","bank"]}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
 glob|{"includedNamespaces":["ban?"]}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
-string|{"includedNamespaces":"bank"}|$(printf "$R" includedNamespaces), can not contain namespaces other than: shop
 exclude|{"excludedNamespaces":["kube-system"]}|$(printf "$R" excludedNamespaces)
 cluster|{"includeClusterResources":true}|$(printf "$R" includeClusterResources), can only be set to false
 scoped|{"includedClusterScopedResources":["namespaces"]}|$(printf "$R" includedClusterScopedResources), must remain empty
 bsl|{"storageLocation":"admin-bsl"}|$(printf "$R" storageLocation), must remain empty (NonAdminBackupStorageLocation is not supported by cronwarden: backups go to the default location)
 vsl|{"volumeSnapshotLocations":["admin-vsl"]}|$(printf "$R" volumeSnapshotLocations)
 ttl|{"ttl":"87600h0m0s"}|the administrator has restricted spec.backupSpec.ttl field value to 720h0m0s
+hookns|{"hooks":{"resources":[{"name":"freeze","includedNamespaces":["bank"],"pre":[{"exec":{"command":["fsfreeze","-f","/data"]}}]}]}}|$(printf "$R" 'hooks.resources[0].includedNamespaces'), can not contain namespaces other than: shop
+policy|{"resourcePolicy":{"kind":"configmap","name":"skip-volumes"}}|$(printf "$R" resourcePolicy), can only name a ConfigMap the administrator allows (--allowed-resource-policies): none
+crbs|{"includedResources":["clusterrolebindings"]}|$(printf "$R" includedResources), can not contain clusterrolebindings (excluded from every non-admin backup)
+EOF
+e2e_log "a string where Velero's schema wants a list: the apiserver refuses it itself (OADP's CRD)"
+assert_fails --match 'spec.backupSpec.includedNamespaces' as_alice create --validate=false -f - <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"string","namespace":"shop"},"spec":{"backupSpec":{"includedNamespaces":"bank"}}}
 EOF
 e2e_log "selectors and namespace mapping cannot leave shop: the Velero Backup names shop only"
-assert_ok mknab selector '{"labelSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"In","values":["bank"]}]},"orLabelSelectors":[{"matchLabels":{"team":"bank"}}],"namespaceMapping":{"shop":"bank"}}'
+# namespaceMapping is no BackupSpec field: the API server drops it (OADP's CRD), kubectl's own
+# check would refuse it first.
+assert_ok as_alice create --validate=false -f - <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"selector","namespace":"shop"},"spec":{"backupSpec":{"labelSelector":{"matchExpressions":[{"key":"kubernetes.io/metadata.name","operator":"In","values":["bank"]}]},"orLabelSelectors":[{"matchLabels":{"team":"bank"}}],"namespaceMapping":{"shop":"bank"}}}}
+EOF
+assert_json "$(nab selector)" '.spec.backupSpec | has("namespaceMapping")' false
 wait_for 15 "selector Created" nab_is selector .status.phase Created
 assert_json "$(kc get backups.velero.io -n "$OADP" "$(nab_field selector .status.veleroBackup.nacuuid)" -o json)" .spec.includedNamespaces '["shop"]'
+e2e_log "an exec hook is held to shop; new-style filters get the exclusions in their own lists"
+assert_ok mknab hooked '{"hooks":{"resources":[{"name":"freeze","pre":[{"exec":{"command":["fsfreeze","-f","/data"]}}]}]},"excludedClusterScopedResources":["storageclasses"]}'
+wait_for 15 "hooked Created" nab_is hooked .status.phase Created
+vb=$(kc get backups.velero.io -n "$OADP" "$(nab_field hooked .status.veleroBackup.nacuuid)" -o json)
+assert_json "$vb" .spec.hooks.resources '[{"includedNamespaces":["shop"],"name":"freeze","pre":[{"exec":{"command":["fsfreeze","-f","/data"]}}]}]'
+assert_json "$vb" .spec.excludedClusterScopedResources "$(jq -c '["storageclasses"] + .[3:]' <<<"$EXCL")"
+assert_json "$vb" .spec.excludedNamespaceScopedResources "$(jq -c '.[:3]' <<<"$EXCL")"
+assert_json "$vb" .spec.excludedResources null
 e2e_log "alice cannot write status (a forged nacuuid), make Velero objects, or use another namespace"
 nab daily | jq '.status.veleroBackup.nacuuid = "admin-1"' >"$E2E_DIR/forged.json"
 assert_fails --match forbidden as_alice replace --raw "/apis/oadp.openshift.io/v1alpha1/namespaces/shop/nonadminbackups/daily/status" -f "$E2E_DIR/forged.json"
@@ -190,9 +223,18 @@ assert_fails --match forbidden as_alice create -f - <<'EOF'
 EOF
 e2e_log "every Velero Backup made for a NonAdminBackup covers shop alone"
 assert_json "$(kc get backups.velero.io -n "$OADP" -l openshift.io/oadp-nab-origin-nacuuid -o json)" \
-  '[.items[].spec | [.includedNamespaces, .excludedNamespaces, .includeClusterResources, .includedClusterScopedResources, .storageLocation]] | unique' \
-  '[[["shop"],null,null,null,null]]'
-assert_eq 3 "$(kc get backups.velero.io -n "$OADP" -l openshift.io/oadp-nab-origin-nacuuid -o name | wc -l)" "Velero Backups of non-admin users (daily, edited, selector)"
+  '[.items[].spec | [.includedNamespaces, .excludedNamespaces, .includeClusterResources, .includedClusterScopedResources, .storageLocation, ((.excludedResources // []) + (.excludedNamespaceScopedResources // []) + (.excludedClusterScopedResources // []) | map(select(. != "storageclasses")) | sort)]] | unique' \
+  '[[["shop"],null,null,null,null,'"$(jq -c sort <<<"$EXCL")"']]'
+assert_eq 4 "$(kc get backups.velero.io -n "$OADP" -l openshift.io/oadp-nab-origin-nacuuid -o name | wc -l)" "Velero Backups of non-admin users (daily, edited, selector, hooked)"
+
+e2e_step "a NonAdminBackup whose nacuuid would have been cut on a '.': a valid name, a Velero Backup"
+kc create -f - >/dev/null <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"aaaaaaaaaaaaaaaaaa.b","namespace":"team-a"},"spec":{"backupSpec":{}}}
+EOF
+wait_for 15 "team-a's NonAdminBackup Created" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n team-a aaaaaaaaaaaaaaaaaa.b -o jsonpath='{.status.phase}' | grep -qx Created"
+DOTNAC=$(kc get nonadminbackups.oadp.openshift.io -n team-a aaaaaaaaaaaaaaaaaa.b -o jsonpath='{.status.veleroBackup.nacuuid}')
+[[ $DOTNAC =~ ^team-a-aaaaaaaaaaaaaaaaaa-[0-9a-f-]{36}$ ]] || e2e_fail "nacuuid '$DOTNAC'"
+assert_ok kc get backups.velero.io -n "$OADP" "$DOTNAC"
 
 e2e_step "a NonAdminRestore of daily: a Velero Restore of daily's Velero Backup, mirrored to Completed"
 mknar() { # NAME RESTORESPEC-JSON
@@ -211,7 +253,7 @@ wait_for 15 "undo Created" nar_is undo .status.phase Created
 RNAC=$(nar_field undo .status.veleroRestore.nacuuid)
 [[ $RNAC =~ ^shop-undo-[0-9a-f-]{36}$ ]] || e2e_fail "restore nacuuid '$RNAC'"
 vr=$(kc get restores.velero.io -n "$OADP" "$RNAC" -o json)
-assert_json "$vr" .spec '{"backupName":"'"$NAC"'","existingResourcePolicy":"none","restorePVs":true}'
+assert_json "$vr" .spec '{"backupName":"'"$NAC"'","excludedResources":'"$REXCL"',"existingResourcePolicy":"none","includedNamespaces":["shop"],"restorePVs":true}'
 assert_json "$vr" '.metadata.labels["openshift.io/oadp-nar-origin-nacuuid"]' "$RNAC"
 assert_json "$vr" .metadata.annotations '{"openshift.io/oadp-nar-origin-name":"undo","openshift.io/oadp-nar-origin-namespace":"shop"}'
 obj=$(kc get nonadminrestores.oadp.openshift.io -n shop undo -o json)
@@ -223,6 +265,26 @@ assert_ok kc patch restores.velero.io -n "$OADP" admin-restore --type merge -p "
 wait_for 10 "undo's queue position 1" nar_is undo .status.queueInfo.estimatedQueuePosition 1
 assert_ok kc patch restores.velero.io -n "$OADP" "$RNAC" --type merge -p "{\"status\":{\"phase\":\"Completed\",\"completionTimestamp\":\"$(now)\"}}"
 wait_for 10 "undo Completed, position 0" nar_is undo '[.status.veleroRestore.status.phase, .status.queueInfo.estimatedQueuePosition]' '["Completed",0]'
+
+e2e_step "Velero restores a recorded backup of shop through undo's filters: what the administrator deleted stays deleted"
+# The backup holds what Velero's item actions add without OADP's exclusions (a ClusterRoleBinding
+# of shop's service account to cluster-admin, a ClusterRole, a PriorityClass, a NonAdminBackup) and
+# an object of bank. The administrator had deleted the binding; Velero writes what the Restore
+# allows, as itself (the harness's admin).
+assert_fails --match NotFound kc get clusterrolebinding shop-deployer-admin
+kc get restores.velero.io -n "$OADP" "$RNAC" -o json >"$E2E_DIR/undo.json"
+python3 "$CW_SOURCE_DIR/tests/e2e/fixtures/velero_restore.py" "$E2E_DIR/undo.json" \
+  "$CW_SOURCE_DIR/tests/e2e/fixtures/nonadmin-backup-items.json" >"$E2E_DIR/undo-played.json"
+played=$(cat "$E2E_DIR/undo-played.json")
+assert_json "$played" '[.create[] | .kind + "/" + .metadata.name] | sort' '["ConfigMap/settings","Secret/db","ServiceAccount/deployer"]'
+assert_json "$played" '[.skipped[] | select(.name == "shop-deployer-admin" or .name == "vault-settings") | .why]' '["resource is excluded","namespace is excluded"]'
+jq '{apiVersion: "v1", kind: "List", items: .create}' <<<"$played" | assert_ok kc create -f -
+assert_json "$(kc get configmap -n shop settings -o json)" '[.data.mode, .metadata.labels["velero.io/restore-name"]]' '["restored","'"$RNAC"'"]'
+assert_fails --match NotFound kc get clusterrolebinding shop-deployer-admin
+assert_fails --match NotFound kc get clusterrole shop-widgets
+assert_fails --match NotFound kc get priorityclass shop-critical
+assert_fails --match NotFound kc get configmap -n bank vault-settings
+assert_fails --match NotFound kc get nonadminbackups.oadp.openshift.io -n shop from-the-backup
 
 e2e_step "the attacker's restores: another namespace's backup, a mapping, namespaces: refused"
 kc create -f - >/dev/null <<'EOF'
@@ -247,12 +309,43 @@ r-excl|{"backupName":"daily","excludedNamespaces":["shop"]}|$(printf "$NR" exclu
 r-sched|{"backupName":"daily","scheduleName":"bank-nightly"}|$(printf "$NR" scheduleName)
 r-none|{}|NonAdminRestore spec.restoreSpec.backupName is not set
 r-policy|{"backupName":"daily","existingResourcePolicy":"update"}|the administrator has restricted spec.restoreSpec.existingResourcePolicy field value to none
+r-cluster|{"backupName":"daily","includeClusterResources":true}|$(printf "$NR" includeClusterResources), can only be set to false
+r-init|{"backupName":"daily","hooks":{"resources":[{"name":"root","postHooks":[{"init":{"initContainers":[{"name":"pwn","image":"busybox","command":["sh"],"securityContext":{"privileged":true}}]}}]}]}}|$(printf "$NR" 'hooks.resources[0].postHooks[0].init'), init container restore hooks are allowed only by the administrator (--allow-restore-init-hooks)
+r-hookns|{"backupName":"daily","hooks":{"resources":[{"name":"x","includedNamespaces":["bank"],"postHooks":[{"exec":{"command":["true"]}}]}]}}|$(printf "$NR" 'hooks.resources[0].includedNamespaces'), can not contain namespaces other than: shop
+r-modifier|{"backupName":"daily","resourceModifier":{"kind":"ConfigMap","name":"rewrite"}}|$(printf "$NR" resourceModifier), can only name a ConfigMap the administrator allows (--allowed-resource-policies): none
+r-crbs|{"backupName":"daily","includedResources":["clusterrolebindings"]}|$(printf "$NR" includedResources), can not contain clusterrolebindings (excluded from every non-admin restore)
 EOF
 assert_fails --match forbidden as_alice create -n "$OADP" -f - <<'EOF'
 {"apiVersion":"velero.io/v1","kind":"Restore","metadata":{"name":"direct"},"spec":{"backupName":"admin-1"}}
 EOF
+
+e2e_step "a forged status: mallory, who may write nonadminbackups/status in shop, points a NonAdminBackup at bank's Velero Backup"
+kc apply -f - >/dev/null <<'EOF'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: nonadmin-status-writer, namespace: shop}
+rules:
+- apiGroups: [oadp.openshift.io]
+  resources: [nonadminbackups/status]
+  verbs: [get, update, patch]
+EOF
+assert_ok kc create rolebinding mallory-editor -n shop --clusterrole=nonadmin-editor --user=mallory
+assert_ok kc create rolebinding mallory-status -n shop --role=nonadmin-status-writer --user=mallory
+kc --as=mallory create -f - >/dev/null <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"forged","namespace":"shop"},"spec":{"backupSpec":{"includedNamespaces":["bank"]}}}
+EOF
+wait_for 10 "forged BackingOff" nab_is forged .status.phase BackingOff
+nab forged | jq --arg n "$BANK_NAC" --arg o "$OADP" '.status = {phase: "Created", veleroBackup: {nacuuid: $n, name: $n, namespace: $o}}' >"$E2E_DIR/forged.json"
+assert_ok kc --as=mallory replace --raw "/apis/oadp.openshift.io/v1alpha1/namespaces/shop/nonadminbackups/forged/status" -f "$E2E_DIR/forged.json"
+kc --as=mallory create -f - >/dev/null <<'EOF'
+{"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminRestore","metadata":{"name":"steal","namespace":"shop"},"spec":{"restoreSpec":{"backupName":"forged"}}}
+EOF
+wait_for 10 "steal refused" nar_is steal .status.phase BackingOff
+assert_eq "NonAdminRestore spec.restoreSpec.backupName is invalid: no Velero Backup $OADP/$BANK_NAC with the origin label and annotations of NonAdminBackup shop/forged" \
+  "$(nar_field steal '.status.conditions[] | select(.type == "Accepted") | .message')" "steal's message"
+assert_json "$(nar_field steal .status)" 'has("veleroRestore")' false
 assert_json "$(kc get restores.velero.io -n "$OADP" -l openshift.io/oadp-nar-origin-nacuuid -o json)" \
-  '[.items[].spec | [.backupName, .namespaceMapping, .includedNamespaces]]' "[[\"$NAC\",null,null]]"
+  '[.items[].spec | [.backupName, .namespaceMapping, .includedNamespaces]]' "[[\"$NAC\",null,[\"shop\"]]]"
 
 e2e_step "spec.deleteBackup: Deleting, a DeleteBackupRequest; gone once Velero deleted the backup"
 assert_ok as_alice patch nonadminbackups.oadp.openshift.io -n shop daily --type merge -p '{"spec":{"deleteBackup":true}}'
