@@ -120,9 +120,10 @@ int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced,
     return scope_msg(spec, ns, enforced, p, 0, msg);
 }
 
-/* An enforced spec: a map that sets none of the refused fields. */
+/* An enforced spec: a map that sets none of the refused fields, asks for no cluster-scoped
+ * resources and loosens none of the tenancy rules. */
 static int check_enforced(json_object *enforced, const char *what, const char *users,
-                          const char *const *refused, cw_error *err)
+                          const char *const *refused, int restore, cw_error *err)
 {
     if (!enforced)
         return CW_OK;
@@ -134,7 +135,11 @@ static int check_enforced(json_object *enforced, const char *what, const char *u
             return cw_error_set(err, CW_EINVAL,
                                 "%s: non-admin %s may not set it, so it cannot be enforced",
                                 refused[i], users);
-    return CW_OK;
+    if (cluster_resources(enforced))
+        return cw_error_set(err, CW_EINVAL,
+                            "includeClusterResources: non-admin %s can only set it to false",
+                            users);
+    return cw_nac_check_enforced_scope(enforced, users, restore, err);
 }
 
 int cw_nab_check_enforced(json_object *enforced, cw_error *err)
@@ -142,13 +147,7 @@ int cw_nab_check_enforced(json_object *enforced, cw_error *err)
     static const char *const refused[] = {
         "includedNamespaces",      "excludedNamespaces", "includedClusterScopedResources",
         "volumeSnapshotLocations", "storageLocation",    NULL};
-    int rc = check_enforced(enforced, "BackupSpec", "backups", refused, err);
-    if (rc != CW_OK)
-        return rc;
-    if (cluster_resources(enforced))
-        return cw_error_set(err, CW_EINVAL,
-                            "includeClusterResources: non-admin backups can only set it to false");
-    return cw_nac_check_enforced_scope(enforced, "backups", 0, err);
+    return check_enforced(enforced, "BackupSpec", "backups", refused, 0, err);
 }
 
 /* Every enforced field s leaves unset, copied in. */
@@ -305,13 +304,7 @@ int cw_nar_check_enforced(json_object *enforced, cw_error *err)
     static const char *const refused[] = {"scheduleName",       "backupName",
                                           "includedNamespaces", "excludedNamespaces",
                                           "namespaceMapping",   NULL};
-    int rc = check_enforced(enforced, "RestoreSpec", "restores", refused, err);
-    if (rc != CW_OK)
-        return rc;
-    if (cluster_resources(enforced))
-        return cw_error_set(err, CW_EINVAL,
-                            "includeClusterResources: non-admin restores can only set it to false");
-    return cw_nac_check_enforced_scope(enforced, "restores", 1, err);
+    return check_enforced(enforced, "RestoreSpec", "restores", refused, 1, err);
 }
 
 /* OADP's cut: what is left of 63 after the uuid and two '-'. */

@@ -428,6 +428,11 @@ static void test_owns(void **state)
     "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidRestoreSpec", msg,    \
                                                 T1) "]}"
 
+/* What a create writes: Created, Queued, position 0 (the Restore has no status yet). */
+#define RCREATED                                                                                   \
+    "{'phase':'Created','conditions':[" RACC(                                                      \
+        T0) "," RQUEUED "]," RREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}"
+
 static char *allowed_items[] = {"restore-modifiers"};
 static cw_strlist allowed = {allowed_items, 1, 1, CW_OK};
 
@@ -485,18 +490,14 @@ static const nar_case nar_cases[] = {
      CW_NAC_FINALIZER, NULL, "[" RF "]", NULL, ""},
     {"then the Velero Restore of daily's Velero Backup, held to shop",
      NAR(",'finalizers':[" RF "]", RSPEC, RACCEPTED), NAB_READY, VBK, NULL, "[]", 0, CW_NAC_CREATE,
-     "{'phase':'Created','conditions':[" RACC(
-         T0) "," RQUEUED "]," RREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}",
-     NULL,
+     RCREATED, NULL,
      "{'apiVersion':'velero.io/v1','kind':'Restore','metadata':{'name':'" RNAC
      "','namespace':'openshift-adp'," RORIGIN "},'spec':{'backupName':'" NAC
      "','includedNamespaces':['shop']," EXCL_RESTORE "}}",
      ""},
     {"an init hook the administrator allows: made, held to shop",
      NAR(",'finalizers':[" RF "]", RINIT, RACCEPTED), NAB_READY, VBK, NULL, "[]", 1, CW_NAC_CREATE,
-     "{'phase':'Created','conditions':[" RACC(
-         T0) "," RQUEUED "]," RREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}",
-     NULL,
+     RCREATED, NULL,
      "{'apiVersion':'velero.io/v1','kind':'Restore','metadata':{'name':'" RNAC
      "','namespace':'openshift-adp'," RORIGIN "},'spec':{'backupName':'" NAC
      "','includedNamespaces':['shop'],'hooks':{'resources':[{'name':'h','postHooks':[{'init':{"

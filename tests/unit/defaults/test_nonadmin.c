@@ -2,7 +2,7 @@
  * backupSpec checks and their messages (the attacker's tries among them), the enforced spec, the
  * Velero spec built from a NonAdminBackup, nacuuid shortening, the queue-position rule (ties in
  * creation time, finished Backups, the backup queue's own position) and condition bookkeeping. */
-#include "../controller/ctrl_test.h"
+#include "nac_test.h"
 
 #include <ctype.h>
 
@@ -84,11 +84,7 @@ static void test_check_spec(void **state)
         json_object *spec = tjson(c->spec), *enf = tjson(c->enforced);
         char *msg = (char *)"unset";
         assert_int_equal(cw_nab_check_spec(spec, "shop", enf, NULL, &msg), CW_OK);
-        if (!c->msg && msg)
-            fail_msg("%s: refused: %s", c->label, msg);
-        if (c->msg && (!msg || strcmp(msg, c->msg)))
-            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
-        free(msg);
+        expect_msg(c->label, msg, c->msg);
         json_object_put(spec);
         json_object_put(enf);
     }
@@ -96,21 +92,67 @@ static void test_check_spec(void **state)
 
 typedef struct {
     const char *label, *enforced, *error; /* error NULL: accepted */
+    int restore;                          /* a RestoreSpec (--enforce-restore-spec) */
 } enforced_case;
 
 static const enforced_case enforced_cases[] = {
-    {"none", NULL, NULL},
-    {"usual fields", ENF, NULL},
-    {"includeClusterResources false", "{'includeClusterResources':false}", NULL},
-    {"a list", "[]", "expected a Velero BackupSpec (a map), got array"},
+    {"none", NULL, NULL, 0},
+    {"usual fields", ENF, NULL, 0},
+    {"includeClusterResources false", "{'includeClusterResources':false}", NULL, 0},
+    {"a list", "[]", "expected a Velero BackupSpec (a map), got array", 0},
     {"namespaces", "{'includedNamespaces':['a']}",
-     "includedNamespaces: non-admin backups may not set it, so it cannot be enforced"},
+     "includedNamespaces: non-admin backups may not set it, so it cannot be enforced", 0},
     {"excluded", "{'excludedNamespaces':['a']}",
-     "excludedNamespaces: non-admin backups may not set it, so it cannot be enforced"},
+     "excludedNamespaces: non-admin backups may not set it, so it cannot be enforced", 0},
     {"storage location", "{'storageLocation':'s3'}",
-     "storageLocation: non-admin backups may not set it, so it cannot be enforced"},
+     "storageLocation: non-admin backups may not set it, so it cannot be enforced", 0},
     {"cluster resources", "{'includeClusterResources':true}",
-     "includeClusterResources: non-admin backups can only set it to false"},
+     "includeClusterResources: non-admin backups can only set it to false", 0},
+    /* What an enforced spec cannot loosen. */
+    {"restore: namespaceMapping", "{'namespaceMapping':{'a':'b'}}",
+     "namespaceMapping: non-admin restores may not set it, so it cannot be enforced", 1},
+    {"restore: includeClusterResources true", "{'includeClusterResources':true}",
+     "includeClusterResources: non-admin restores can only set it to false", 1},
+    {"restore: includeClusterResources false", "{'includeClusterResources':false}", NULL, 1},
+    {"restore: includedResources naming an always-excluded kind",
+     "{'includedResources':['volumesnapshotclasses']}",
+     "includedResources: names volumesnapshotclasses, which every non-admin restore excludes", 1},
+    {"restore: excludedResources of its own (the exclusions are added to it)",
+     "{'excludedResources':['secrets']}", NULL, 1},
+    {"restore: excludedResources not a list", "{'excludedResources':'secrets'}",
+     "excludedResources: expected a list, got string", 1},
+    {"restore: hooks naming a namespace",
+     "{'hooks':{'resources':[{'name':'h','includedNamespaces':['shop']}]}}",
+     "hooks.resources[0].includedNamespaces: non-admin restores may not name namespaces, so it "
+     "cannot be enforced",
+     1},
+    {"restore: the administrator's own init hook is the administrator's",
+     "{'hooks':{'resources':[{'name':'h','postHooks':[{'init':{'initContainers':[{'name':'i',"
+     "'image':'busybox'}]}}]}]}}",
+     NULL, 1},
+    {"restore: the administrator's resource modifier",
+     "{'resourceModifier':{'kind':'ConfigMap','name':'admin-modifier'}}", NULL, 1},
+    {"backup: includedNamespaceScopedResources naming a non-admin kind",
+     "{'includedNamespaceScopedResources':['nonadminbackups']}",
+     "includedNamespaceScopedResources: names nonadminbackups, which every non-admin backup "
+     "excludes",
+     0},
+    {"backup: includedResources naming a cluster kind", "{'includedResources':['clusterroles']}",
+     "includedResources: names clusterroles, which every non-admin backup excludes", 0},
+    {"backup: excludedClusterScopedResources not a list",
+     "{'excludedClusterScopedResources':{'a':1}}",
+     "excludedClusterScopedResources: expected a list, got object", 0},
+    {"backup: hooks excluding a namespace",
+     "{'hooks':{'resources':[{'name':'h'},{'name':'g','excludedNamespaces':['kube-system']}]}}",
+     "hooks.resources[1].excludedNamespaces: non-admin backups may not name namespaces, so it "
+     "cannot be enforced",
+     0},
+    {"backup: hooks of the wrong shape", "{'hooks':{'resources':{}}}",
+     "hooks.resources: expected a list, got object", 0},
+    {"backup: includeClusterResources as a string", "{'includeClusterResources':'true'}",
+     "includeClusterResources: non-admin backups can only set it to false", 0},
+    {"backup: the administrator's resource policy",
+     "{'resourcePolicy':{'kind':'configmap','name':'admin-policy'}}", NULL, 0},
 };
 
 static void test_check_enforced(void **state)
@@ -121,7 +163,7 @@ static void test_check_enforced(void **state)
         json_object *enf = tjson(c->enforced);
         cw_error err;
         cw_error_init(&err);
-        int rc = cw_nab_check_enforced(enf, &err);
+        int rc = c->restore ? cw_nar_check_enforced(enf, &err) : cw_nab_check_enforced(enf, &err);
         if (!c->error && rc != CW_OK)
             fail_msg("%s: %s", c->label, err.message);
         if (c->error && (rc != CW_EINVAL || strcmp(err.message, c->error)))
@@ -527,11 +569,7 @@ static void test_check_restore(void **state)
             .ns = "shop", .oadp = "openshift-adp", .nab = nab, .backup = vb, .enforced = enf};
         char *msg = NULL;
         assert_int_equal(cw_nar_check_spec(spec, &ctx, &msg), CW_OK);
-        if (!c->msg && msg)
-            fail_msg("%s: refused: %s", c->label, msg);
-        if (c->msg && (!msg || strcmp(msg, c->msg)))
-            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
-        free(msg);
+        expect_msg(c->label, msg, c->msg);
         json_object_put(spec);
         json_object_put(nab);
         json_object_put(enf);
@@ -575,85 +613,15 @@ static void test_restore_spec(void **state)
     }
 }
 
-typedef struct {
-    const char *label, *enforced, *error; /* error NULL: accepted */
-    int restore;
-} enforced_scope_case;
-
-/* What an administrator's enforced spec cannot loosen. */
-static const enforced_scope_case enforced_scope_cases[] = {
-    {"restore: namespaceMapping", "{'namespaceMapping':{'a':'b'}}",
-     "namespaceMapping: non-admin restores may not set it, so it cannot be enforced", 1},
-    {"restore: includeClusterResources true", "{'includeClusterResources':true}",
-     "includeClusterResources: non-admin restores can only set it to false", 1},
-    {"restore: includeClusterResources false", "{'includeClusterResources':false}", NULL, 1},
-    {"restore: includedResources naming an always-excluded kind",
-     "{'includedResources':['volumesnapshotclasses']}",
-     "includedResources: names volumesnapshotclasses, which every non-admin restore excludes", 1},
-    {"restore: excludedResources of its own (the exclusions are added to it)",
-     "{'excludedResources':['secrets']}", NULL, 1},
-    {"restore: excludedResources not a list", "{'excludedResources':'secrets'}",
-     "excludedResources: expected a list, got string", 1},
-    {"restore: hooks naming a namespace",
-     "{'hooks':{'resources':[{'name':'h','includedNamespaces':['shop']}]}}",
-     "hooks.resources[0].includedNamespaces: non-admin restores may not name namespaces, so it "
-     "cannot be enforced",
-     1},
-    {"restore: the administrator's own init hook is the administrator's",
-     "{'hooks':{'resources':[{'name':'h','postHooks':[{'init':{'initContainers':[{'name':'i',"
-     "'image':'busybox'}]}}]}]}}",
-     NULL, 1},
-    {"restore: the administrator's resource modifier",
-     "{'resourceModifier':{'kind':'ConfigMap','name':'admin-modifier'}}", NULL, 1},
-    {"backup: includedNamespaceScopedResources naming a non-admin kind",
-     "{'includedNamespaceScopedResources':['nonadminbackups']}",
-     "includedNamespaceScopedResources: names nonadminbackups, which every non-admin backup "
-     "excludes",
-     0},
-    {"backup: includedResources naming a cluster kind", "{'includedResources':['clusterroles']}",
-     "includedResources: names clusterroles, which every non-admin backup excludes", 0},
-    {"backup: excludedClusterScopedResources not a list",
-     "{'excludedClusterScopedResources':{'a':1}}",
-     "excludedClusterScopedResources: expected a list, got object", 0},
-    {"backup: hooks excluding a namespace",
-     "{'hooks':{'resources':[{'name':'h'},{'name':'g','excludedNamespaces':['kube-system']}]}}",
-     "hooks.resources[1].excludedNamespaces: non-admin backups may not name namespaces, so it "
-     "cannot be enforced",
-     0},
-    {"backup: hooks of the wrong shape", "{'hooks':{'resources':{}}}",
-     "hooks.resources: expected a list, got object", 0},
-    {"backup: includeClusterResources as a string", "{'includeClusterResources':'true'}",
-     "includeClusterResources: non-admin backups can only set it to false", 0},
-    {"backup: the administrator's resource policy",
-     "{'resourcePolicy':{'kind':'configmap','name':'admin-policy'}}", NULL, 0},
-};
-
-static void test_enforced_scope(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < N(enforced_scope_cases); i++) {
-        const enforced_scope_case *c = &enforced_scope_cases[i];
-        json_object *enf = tjson(c->enforced);
-        cw_error err;
-        cw_error_init(&err);
-        int rc = c->restore ? cw_nar_check_enforced(enf, &err) : cw_nab_check_enforced(enf, &err);
-        if (!c->error && rc != CW_OK)
-            fail_msg("%s: %s", c->label, err.message);
-        if (c->error && (rc != CW_EINVAL || strcmp(err.message, c->error)))
-            fail_msg("%s:\n got: %d %s\nwant: %s", c->label, rc, err.message, c->error);
-        json_object_put(enf);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_check_spec),     cmocka_unit_test(test_check_enforced),
-        cmocka_unit_test(test_velero_spec),    cmocka_unit_test(test_nacuuid),
-        cmocka_unit_test(test_uuid4),          cmocka_unit_test(test_queue_position),
-        cmocka_unit_test(test_conditions),     cmocka_unit_test(test_phase_rank),
-        cmocka_unit_test(test_check_restore),  cmocka_unit_test(test_restore_spec),
-        cmocka_unit_test(test_enforced_scope), cmocka_unit_test(test_nacuuid_valid),
+        cmocka_unit_test(test_check_spec),    cmocka_unit_test(test_check_enforced),
+        cmocka_unit_test(test_velero_spec),   cmocka_unit_test(test_nacuuid),
+        cmocka_unit_test(test_uuid4),         cmocka_unit_test(test_queue_position),
+        cmocka_unit_test(test_conditions),    cmocka_unit_test(test_phase_rank),
+        cmocka_unit_test(test_check_restore), cmocka_unit_test(test_restore_spec),
+        cmocka_unit_test(test_nacuuid_valid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * real cases with exact messages: hooks (init containers, exec hooks, namespace selectors of every
  * form), resource policies and modifiers against the administrator's list, resource filters that
  * would clash with the exclusions, the list flag's names. The user's namespace is shop. */
-#include "../controller/ctrl_test.h"
+#include "nac_test.h"
 
 #include "defaults/nonadmin_scope.h"
 
@@ -99,11 +99,7 @@ static void test_hooks(void **state)
         assert_int_equal(
             cw_nac_check_hooks(hooks, c->restore ? NAR : NAB, "shop", c->restore, c->p, &msg),
             CW_OK);
-        if (!c->msg && msg)
-            fail_msg("%s: refused: %s", c->label, msg);
-        if (c->msg && (!msg || strcmp(msg, c->msg)))
-            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
-        free(msg);
+        expect_msg(c->label, msg, c->msg);
         json_object_put(hooks);
     }
 }
@@ -161,11 +157,7 @@ static void test_policy_refs(void **state)
                                                  restore ? "resourceModifier" : "resourcePolicy",
                                                  restore ? NAR : NAB, c->p, &msg),
                          CW_OK);
-        if (!c->msg && msg)
-            fail_msg("%s: refused: %s", c->label, msg);
-        if (c->msg && (!msg || strcmp(msg, c->msg)))
-            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
-        free(msg);
+        expect_msg(c->label, msg, c->msg);
         json_object_put(spec);
         json_object_put(enf);
     }
@@ -209,11 +201,7 @@ static void test_resources(void **state)
         char *msg = (char *)"unset";
         assert_int_equal(cw_nac_check_resources(spec, c->restore ? NAR : NAB, c->restore, &msg),
                          CW_OK);
-        if (!c->msg && msg)
-            fail_msg("%s: refused: %s", c->label, msg);
-        if (c->msg && (!msg || strcmp(msg, c->msg)))
-            fail_msg("%s:\n got: %s\nwant: %s", c->label, msg ? msg : "(accepted)", c->msg);
-        free(msg);
+        expect_msg(c->label, msg, c->msg);
         json_object_put(spec);
     }
 }
