@@ -76,6 +76,22 @@ static void dotted_path_walks_objects(void **state)
     json_object_put(o);
 }
 
+static void keep_copies_only_the_members_named(void **state)
+{
+    (void)state;
+    static const char *const paths[] = {"metadata.name", "metadata.labels|a.b/c", "status.phase",
+                                        "spec.missing",  "metadata.labels|x/y",   NULL};
+    json_object *o = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"v\",\"uid\":\"u\",\"labels\":{\"a.b/c\":\"1\",\"d\":\"2\"}},"
+        "\"spec\":{\"big\":[1,2,3]},\"status\":{\"phase\":\"Done\",\"n\":3}}");
+    json_object *k = cw_json_keep(o, paths);
+    assert_string_equal(cw_json_compact(k), "{\"metadata\":{\"name\":\"v\",\"labels\":{\"a.b/c\":"
+                                            "\"1\"}},\"status\":{\"phase\":\"Done\"}}");
+    json_object_put(o); /* the kept members are shared, not freed with the original */
+    assert_string_equal(cw_json_path_string(k, "status.phase"), "Done");
+    json_object_put(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -83,6 +99,7 @@ int main(void)
         cmocka_unit_test(typed_getters_name_the_field),
         cmocka_unit_test(patch_ops_are_built_in_order),
         cmocka_unit_test(dotted_path_walks_objects),
+        cmocka_unit_test(keep_copies_only_the_members_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
