@@ -260,3 +260,22 @@ json_object *cw_json_keep(json_object *obj, const char *const *paths)
         }
     return out;
 }
+
+json_object *cw_json_owner_refs(const char *api_version, const char *kind, const char *name,
+                                const char *uid, int controller)
+{
+    json_object *refs = json_object_new_array(), *ref = json_object_new_object();
+    if (!refs || !ref || json_object_array_add(refs, ref)) {
+        json_object_put(refs);
+        json_object_put(ref);
+        return NULL;
+    }
+    if (cw_json_set_string(ref, "apiVersion", api_version) ||
+        cw_json_set_string(ref, "kind", kind) || cw_json_set_string(ref, "name", name) ||
+        cw_json_set_string(ref, "uid", uid) ||
+        (controller && json_object_object_add(ref, "controller", json_object_new_boolean(1)))) {
+        json_object_put(refs);
+        return NULL;
+    }
+    return refs;
+}
