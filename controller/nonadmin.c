@@ -324,7 +324,9 @@ int cw_nac_admit(const cw_nac_kind *k, const cw_nac_input *in, const char *oadp,
         return CW_OK;
     }
     cw_nac_step_cond(s, "Accepted", "True", k->accepted_reason, k->accepted_msg, in->now);
-    if (*out->nacuuid && !in->velero && !cw_nacuuid_valid(out->nacuuid))
+    /* A recorded nacuuid not made for this object (an older version's invalid cut, or a status
+     * someone else wrote) names nothing of ours: a new one is recorded. */
+    if (*out->nacuuid && !in->velero && !cw_nacuuid_for(ns, name, out->nacuuid))
         *out->nacuuid = '\0';
     if (!*out->nacuuid) {
         /* Recorded before anything is created: a crash after this write names the same Velero

@@ -317,10 +317,16 @@ static int name_char(char c)
 
 /* At most max bytes of s as a part of a name, into out (max + 1 bytes): a byte a name cannot
  * hold becomes '-', a '.' not between letters or digits too, and the part starts and ends on a
- * letter or digit. Its length (0: nothing is left). */
-static size_t name_part(const char *s, size_t max, char *out)
+ * letter or digit; or, !clean, the bytes as they are (OADP's cut). Its length (0: nothing is
+ * left). */
+static size_t name_part(const char *s, size_t max, char *out, int clean)
 {
     size_t n = strnlen(s, max), start = 0;
+    if (!clean) {
+        memcpy(out, s, n);
+        out[n] = '\0';
+        return n;
+    }
     for (size_t i = 0; i < n; i++)
         out[i] = name_char(s[i]) || s[i] == '.' || s[i] == '-' ? s[i] : '-';
     for (size_t i = 0; i < n; i++)
@@ -336,7 +342,8 @@ static size_t name_part(const char *s, size_t max, char *out)
     return n - start;
 }
 
-void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char *out, size_t outlen)
+static void nacuuid_build(const char *ns, const char *name, const char *uuid, char *out,
+                          size_t outlen, int clean)
 {
     char p_ns[CW_NACUUID_MAX + 1], p_name[CW_NACUUID_MAX + 1];
     size_t nsl = strlen(ns), namel = strlen(name);
@@ -348,9 +355,40 @@ void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char 
             namel = NAC_PARTS_MAX - nsl; /* the name is cut first */
         }
     }
-    nsl = name_part(ns, nsl, p_ns);
-    namel = name_part(name, namel, p_name);
+    nsl = name_part(ns, nsl, p_ns, clean);
+    namel = name_part(name, namel, p_name, clean);
     snprintf(out, outlen, "%s%s%s%s%s", p_ns, nsl ? "-" : "", p_name, namel ? "-" : "", uuid);
+}
+
+void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char *out, size_t outlen)
+{
+    nacuuid_build(ns, name, uuid, out, outlen, 1);
+}
+
+/* A uuid as Go's uuid.String() and cw_uuid4 write it: 8-4-4-4-12 lower-case hex digits. */
+static int uuid_form(const char *s)
+{
+    for (size_t i = 0; i < CW_UUID4_LEN; i++)
+        if (i == 8 || i == 13 || i == 18 || i == 23
+                ? s[i] != '-'
+                : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return s[CW_UUID4_LEN] == '\0';
+}
+
+int cw_nacuuid_for(const char *ns, const char *name, const char *nacuuid)
+{
+    char want[CW_NACUUID_MAX + 1];
+    size_t n = nacuuid ? strlen(nacuuid) : 0;
+    if (!ns || !name || !cw_nacuuid_valid(nacuuid) || n < CW_UUID4_LEN ||
+        !uuid_form(nacuuid + n - CW_UUID4_LEN))
+        return 0;
+    for (int clean = 1; clean >= 0; clean--) {
+        nacuuid_build(ns, name, nacuuid + n - CW_UUID4_LEN, want, sizeof(want), clean);
+        if (strcmp(want, nacuuid) == 0)
+            return 1;
+    }
+    return 0;
 }
 
 int cw_nacuuid_valid(const char *s)

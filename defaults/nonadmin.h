@@ -103,6 +103,14 @@ void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char 
 /* s can name the Velero objects and be the nacuuid label's value: a DNS-1123 subdomain of at most
  * 63 characters. */
 int cw_nacuuid_valid(const char *s);
+/* nacuuid is one made for the NonAdmin object ns/name: a valid name (cw_nacuuid_valid) that ends
+ * in a uuid (8-4-4-4-12 lower-case hex) and is what cw_nacuuid_format, or OADP's own cut (a part
+ * may end in '.' or '-'), makes of ns, name and that uuid. A recorded nacuuid is a status field
+ * anyone with rights on the /status subresource can write: one that is not this object's would
+ * have cronwarden create a Velero object under a name of that writer's choosing in the OADP
+ * namespace (e.g. the name of a Backup an administrator's Schedule makes next), so it is never
+ * used. */
+int cw_nacuuid_for(const char *ns, const char *name, const char *nacuuid);
 /* A random (version 4) UUID from OpenSSL's RAND_bytes into out (37 bytes). CW_EIO when the
  * generator fails. */
 int cw_uuid4(char *out, size_t outlen, cw_error *err);

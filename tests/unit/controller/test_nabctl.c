@@ -130,6 +130,19 @@ static const nab_case cases[] = {
                                                  "','name':'shop-daily.-" UUID
                                                  "','namespace':'openshift-adp'}}"),
      NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED, ACCEPTED, NULL, NULL, NULL, ""},
+    {"a nacuuid someone else wrote into the status (an administrator's next Schedule backup): "
+     "never created under it, a new one recorded",
+     NAB(FIN, SPEC,
+         "{'phase':'New','conditions':[" ACC(T0) "],'veleroBackup':{'nacuuid':'nightly-"
+                                                 "20260102010000','name':'nightly-20260102010000',"
+                                                 "'namespace':'openshift-adp'}}"),
+     NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED, ACCEPTED, NULL, NULL, NULL, ""},
+    {"... or another NonAdminBackup's",
+     NAB(FIN, SPEC,
+         "{'phase':'New','conditions':[" ACC(T0) "],'veleroBackup':{'nacuuid':'bank-daily-" UUID
+                                                 "','name':'bank-daily-" UUID
+                                                 "','namespace':'openshift-adp'}}"),
+     NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED, ACCEPTED, NULL, NULL, NULL, ""},
     {"Velero refused this generation: nothing until the spec is edited",
      NAB(",'generation':2" FIN, SPEC, REFUSED_ST("2")), NULL, "[]", NULL, NULL, CW_NAC_INVALID,
      NULL, NULL, NULL, NULL, ""},

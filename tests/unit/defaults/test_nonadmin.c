@@ -317,6 +317,49 @@ static void test_nacuuid_valid(void **state)
     assert_false(cw_nacuuid_valid(NULL));
 }
 
+typedef struct {
+    const char *label, *ns, *name, *nacuuid;
+    int ours;
+} for_case;
+
+/* Which recorded nacuuids are used for shop/daily (and the other objects named): the ones
+ * cw_nacuuid_format or OADP would make, and nothing a status writer chooses. */
+static void test_nacuuid_for(void **state)
+{
+    (void)state;
+    static const for_case cases[] = {
+        {"cronwarden's", "shop", "daily", "shop-daily-" U, 1},
+        {"any uuid", "shop", "daily", "shop-daily-ffffffff-0000-1111-2222-333333333333", 1},
+        {"cut as cronwarden cuts", "team-a", "aaaaaaaaaaaaaaaaaa.b", "team-a-aaaaaaaaaaaaaaaaaa-" U,
+         1},
+        {"cut as OADP cuts, on a '-' (a valid name: OADP's objects are adopted)", "team-a",
+         "aaaaaaaaaaaaaaaaaa-b", "team-a-aaaaaaaaaaaaaaaaaa--" U, 1},
+        {"cut as OADP cuts, on a '.' (no valid name)", "team-a", "aaaaaaaaaaaaaaaaaa.b",
+         "team-a-aaaaaaaaaaaaaaaaaa.-" U, 0},
+        {"a long namespace alone", "a-very-long-namespace-name-that-goes-on", "n",
+         "a-very-long-namespace-nam-" U, 1},
+        {"another object's", "shop", "daily", "shop-weekly-" U, 0},
+        {"another namespace's", "shop", "daily", "bank-daily-" U, 0},
+        {"the Backup an administrator's Schedule makes next", "shop", "daily",
+         "nightly-20260102010000", 0},
+        {"an administrator's Backup ending in a uuid", "shop", "daily", "admin-" U, 0},
+        {"no uuid at the end", "shop", "daily", "shop-daily-0d0b7b2c-ee76-412d-a867-2c23b8aa51a",
+         0},
+        {"a uuid in capitals", "shop", "daily", "shop-daily-0D0B7B2C-EE76-412D-A867-2C23B8AA51AB",
+         0},
+        {"dashes out of place", "shop", "daily", "shop-daily-0d0b7b2cee76-412d-a867--2c23b8aa51ab",
+         0},
+        {"the uuid alone", "shop", "daily", U, 0},
+        {"empty", "shop", "daily", "", 0},
+    };
+    for (size_t i = 0; i < N(cases); i++)
+        if (cw_nacuuid_for(cases[i].ns, cases[i].name, cases[i].nacuuid) != cases[i].ours)
+            fail_msg("%s: \"%s\" for %s/%s: %d, want %d", cases[i].label, cases[i].nacuuid,
+                     cases[i].ns, cases[i].name, !cases[i].ours, cases[i].ours);
+    assert_false(cw_nacuuid_for("shop", "daily", NULL));
+    assert_false(cw_nacuuid_for(NULL, "daily", "shop-daily-" U));
+}
+
 static void test_uuid4(void **state)
 {
     (void)state;
@@ -621,7 +664,7 @@ int main(void)
         cmocka_unit_test(test_uuid4),         cmocka_unit_test(test_queue_position),
         cmocka_unit_test(test_conditions),    cmocka_unit_test(test_phase_rank),
         cmocka_unit_test(test_check_restore), cmocka_unit_test(test_restore_spec),
-        cmocka_unit_test(test_nacuuid_valid),
+        cmocka_unit_test(test_nacuuid_valid), cmocka_unit_test(test_nacuuid_for),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
