@@ -357,7 +357,12 @@ static void nacuuid_build(const char *ns, const char *name, const char *uuid, ch
     }
     nsl = name_part(ns, nsl, p_ns, clean);
     namel = name_part(name, namel, p_name, clean);
-    snprintf(out, outlen, "%s%s%s%s%s", p_ns, nsl ? "-" : "", p_name, namel ? "-" : "", uuid);
+    int w =
+        snprintf(out, outlen, "%s%s%s%s%s", p_ns, nsl ? "-" : "", p_name, namel ? "-" : "", uuid);
+    /* The cuts above keep it within outlen; were it ever cut short it would be no nacuuid at all,
+     * so an empty one that matches nothing (cw_nacuuid_for fails closed). */
+    if (w < 0 || (size_t)w >= outlen)
+        out[0] = '\0';
 }
 
 void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char *out, size_t outlen)
