@@ -289,7 +289,7 @@ e2e_step "admission: defaults, denials, dry runs, both RecurringJob versions"
 created -f <(rj "$NS" e2e-daily "0 3 * * *")
 assert_json "$E2E_OUT" .spec '{"concurrency":10,"cron":"0 3 * * *","groups":[],"labels":{},"name":"e2e-daily","parameters":{},"retain":2,"task":"snapshot"}' "defaulted RecurringJob"
 created -f <(rj "$NS" e2e-v1beta1 "0 4 * * *" v1beta1)
-assert_json "$E2E_OUT" '.spec | [.concurrency, .groups, .name]' '[10,[],"e2e-v1beta1"]' "RecurringJob through v1beta1"
+assert_json "$E2E_OUT" '.spec | [.concurrency, .groups, .name]' '[10,[],null]' "RecurringJob through v1beta1 (no spec.name there)"
 assert_fails --match 'admission webhook "recurringjobs.validate.cronwarden.io" denied the request: spec.cron: invalid cron expression' \
   kc create -f <(rj "$NS" e2e-bad "0 0 * *")
 assert_fails --match 'recurringjobs.validate.cronwarden.io" denied the request' kc create --dry-run=server -f <(rj "$NS" e2e-bad "0 0 * *")
