@@ -283,6 +283,64 @@ e2e__discovered() {
   kc get --raw "/apis/$gv" | jq -e --arg r "$plural" '[.resources[].name] | index($r) != null' >/dev/null
 }
 
+# ---- Longhorn's own CRDs, per release (tests/fixtures/longhorn-<version>/) -------------------------
+
+# The five longhorn.io CRDs the fixtures keep (and cronwarden's tests use).
+LH_CRDS=(backups.longhorn.io backupvolumes.longhorn.io recurringjobs.longhorn.io settings.longhorn.io volumes.longhorn.io)
+
+# lh_crds_render VERSION: the fixture's crds.yaml as kubectl can create it. From 1.9 upstream's file
+# is a Helm template (tests/fixtures/longhorn-1.9.3/README.md): the chart's labels include is
+# dropped (upstream's own `longhorn-manager: ""` label stays) and the release namespace is
+# longhorn-system. Nothing else is a template; earlier versions pass through unchanged.
+lh_crds_render() {
+  local f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/crds.yaml
+  [ -f "$f" ] || e2e_fail "no CRDs for Longhorn $1 ($f)"
+  sed -e 's/ {{- include "longhorn.labels" \. | nindent 4 }}$//' \
+      -e 's/{{ include "release_namespace" \. }}/longhorn-system/' "$f"
+}
+
+# lh_apply_crds VERSION: Longhorn VERSION's own CRDs replace the cluster's five longhorn.io CRDs
+# (deleted first, with every object of theirs), then wait until Established and discovered.
+# Created with --validate=false: kubectl 1.20 does not know x-kubernetes-validations (CEL, in
+# 1.11+'s Volume schema), which the 1.20 apiserver then drops. Volumes of 1.3-1.9 declare a
+# conversion webhook (a Service of Longhorn's that the harness does not run): use their storage
+# version, longhorn.io/v1beta2, so that the apiserver never calls it. Not on an existing cluster.
+lh_apply_crds() {
+  [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_skip "lh_apply_crds replaces the cluster's longhorn.io CRDs"
+  assert_ok kc delete crd "${LH_CRDS[@]}" --ignore-not-found --wait=true
+  lh_crds_render "$1" | kc create --validate=false -f - >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
+  assert_ok kc wait --for condition=established --timeout=60s "${LH_CRDS[@]/#/crd/}"
+  local n
+  for n in "${LH_CRDS[@]}"; do
+    wait_for 30 "discovery of $n" e2e__discovered "$n"
+  done
+  rm -rf "$CW_E2E_DIR/kube-cache/discovery"
+}
+
+# e2e_register_webhook URL CA_BUNDLE: cronwarden's mutating and validating configurations (both
+# named cronwarden) for Longhorn's RecurringJobs and Volumes in both versions, CREATE and UPDATE,
+# calling URL/mutate and URL/validate (failurePolicy Fail, sideEffects None, as deploy/ does).
+e2e_register_webhook() {
+  local kind path
+  for kind in Mutating Validating; do
+    path=${kind,,}; path=${path%ing}e
+    assert_ok kc apply -f - <<EOF
+apiVersion: admissionregistration.k8s.io/v1
+kind: ${kind}WebhookConfiguration
+metadata: {name: cronwarden}
+webhooks:
+  - name: ${path}.cronwarden.io
+    clientConfig: {url: "$1/$path", caBundle: "$2"}
+    rules:
+    - {apiGroups: ["longhorn.io"], apiVersions: ["v1beta1", "v1beta2"], operations: ["CREATE", "UPDATE"], resources: ["recurringjobs", "volumes"], scope: Namespaced}
+    admissionReviewVersions: ["v1"]
+    sideEffects: None
+    failurePolicy: Fail
+    timeoutSeconds: 5
+EOF
+  done
+}
+
 # e2e_namespace NAME: create a namespace for the scenario. On an existing cluster the name gets a
 # random suffix and the namespace is deleted at the end; prints the name.
 e2e_namespace() {
