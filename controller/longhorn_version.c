@@ -1,6 +1,7 @@
 #include "controller/longhorn_version.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,21 @@ static void set_unknown(cw_lh_identity *out, cw_lh_source src, const char *versi
     out->reason = reason;
     snprintf(out->version, sizeof(out->version), "%s", version);
     snprintf(out->detail, sizeof(out->detail), fmt, arg);
+}
+
+static void set_known(cw_lh_identity *out, cw_lh_source src, int minor, const char *version,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void set_known(cw_lh_identity *out, cw_lh_source src, int minor, const char *version,
+                      const char *fmt, ...)
+{
+    va_list ap;
+    memset(out, 0, sizeof(*out));
+    out->minor = minor;
+    out->source = src;
+    snprintf(out->version, sizeof(out->version), "%s", version);
+    va_start(ap, fmt);
+    vsnprintf(out->detail, sizeof(out->detail), fmt, ap);
+    va_end(ap);
 }
 
 /* Decimal digits at *p (at most 4, no sign): their value, -1 when none. */
@@ -181,12 +197,7 @@ void cw_lh_identify_image(const char *image, cw_lh_identity *out)
                     image);
         return;
     }
-    memset(out, 0, sizeof(*out));
-    out->minor = minor;
-    out->source = src;
-    snprintf(out->version, sizeof(out->version), "%s", tag);
-    snprintf(out->detail, sizeof(out->detail), "the longhorn-manager image %s is Longhorn 1.%d",
-             image, minor);
+    set_known(out, src, minor, tag, "the longhorn-manager image %s is Longhorn 1.%d", image, minor);
 }
 
 int cw_lh_parse_version_flag(const char *value, cw_lh_identity *out, cw_error *err)
@@ -205,11 +216,8 @@ int cw_lh_parse_version_flag(const char *value, cw_lh_identity *out, cw_error *e
         return cw_error_set(err, CW_EINVAL,
                             "--longhorn-version: cronwarden knows Longhorn 1.%d to 1.%d, not %s",
                             CW_LH_MINOR_FIRST, CW_LH_MINOR_LAST, value);
-    out->minor = minor;
-    out->source = CW_LH_SOURCE_FLAG;
-    snprintf(out->version, sizeof(out->version), "%s", value);
-    snprintf(out->detail, sizeof(out->detail), "--longhorn-version=%s forces Longhorn 1.%d", value,
-             minor);
+    set_known(out, CW_LH_SOURCE_FLAG, minor, value, "--longhorn-version=%s forces Longhorn 1.%d",
+              value, minor);
     return CW_OK;
 }
 
@@ -274,12 +282,9 @@ void cw_lh_identify_crds(const cw_lh_crd_facts *f, cw_lh_identity *out)
                     range);
         return;
     }
-    memset(out, 0, sizeof(*out));
-    out->minor = lo;
-    out->source = CW_LH_SOURCE_CRDS;
-    snprintf(out->version, sizeof(out->version), "1.%d", lo);
-    snprintf(out->detail, sizeof(out->detail), "the longhorn.io CRDs are those of Longhorn 1.%d",
-             lo);
+    snprintf(range, sizeof(range), "1.%d", lo);
+    set_known(out, CW_LH_SOURCE_CRDS, lo, range, "the longhorn.io CRDs are those of Longhorn 1.%d",
+              lo);
 }
 
 void cw_lh_choose(const cw_lh_identity *flag, const cw_lh_identity *daemonset,

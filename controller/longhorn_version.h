@@ -69,7 +69,7 @@ typedef enum {
 typedef struct cw_lh_identity {
     int minor;           /* Longhorn 1.<minor>; 0: unknown */
     cw_lh_source source; /* where it was read */
-    char version[64];    /* as found ("v1.4.4", "1.4", "master-head", "1.6-1.8"): the info
+    char version[128];   /* as found ("v1.4.4", "1.4", "master-head", "1.6-1.8"): the info
                             metric's version label */
     const char *reason;  /* unknown: one of CW_LH_REASON_*; known: NULL */
     char detail[320];    /* one sentence for the log: what was read and what it means */

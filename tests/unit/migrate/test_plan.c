@@ -439,7 +439,8 @@ static void created_jobs_and_spec_name(void **state)
         assert_int_equal(t.plan.njobs, 1);
         assert_int_equal(t.plan.jobs[0].action, CW_ACT_CREATE);
         assert_int_equal(cw_plan_job_object(&t.plan, 0, &o, &t.err), CW_OK);
-        const char *got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+        const char *got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
         if (strcmp(got, rows[i].want) != 0)
             fail_msg("%s:\n got %s\nwant %s", rows[i].label, got, rows[i].want);
         json_object_put(o);
