@@ -70,7 +70,8 @@ typedef struct cw_rjctl_settings {
 } cw_rjctl_settings;
 
 void cw_rjctl_settings_free(cw_rjctl_settings *s);
-/* values: a JSON object Setting name -> value (a string) of the Settings there are (NULL: none);
+/* p: the minor (non-NULL); values: a JSON object Setting name -> value (a string) of the Settings
+ * there are (NULL: none);
  * an absent one has Longhorn's default, one that minor does not read is ignored. CW_EINVAL with
  * the first malformed Setting's message in the order that manager reads them (history limits,
  * taint-toleration, priority-class, node selector, registry-secret), CW_ENOMEM. */
