@@ -199,6 +199,27 @@ int cw_plan_job_matches(const cw_plan *p, size_t j, json_object *spec, cw_buf *d
 /* Records a result (message copied; NULL for none). */
 int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, const char *msg);
 
+/* ---- one volume, as the controller plans it ---- */
+
+/* One volume's migration, decided exactly as a cw_plan of the cluster decides it (names by
+ * cfg->scheme, RecurringJobs there reused, name conflicts and invalid jobs refused), but with no
+ * item store, no report and nothing kept: the volume reconciler's entry. */
+typedef struct cw_plan_volume_result {
+    cw_plan_action action; /* NONE (no legacy jobs), MIGRATE, INVALID or CONFLICT */
+    json_object *jobs;     /* MIGRATE: the RecurringJobs to create first (array, may be empty) */
+    json_object *patch;    /* MIGRATE: the volume's merge patch (cw_plan_volume_merge_patch) */
+    cw_strlist labels;     /* MIGRATE: the label keys the patch sets */
+    cw_strlist problems;   /* INVALID, CONFLICT: why, as the report says it */
+} cw_plan_volume_result;
+
+void cw_plan_volume_result_init(cw_plan_volume_result *r);
+void cw_plan_volume_result_free(cw_plan_volume_result *r);
+/* vol: metadata (name, namespace, resourceVersion, labels) and spec.recurringJobs; rjs: a JSON
+ * array of the RecurringJobs of cfg->namespace (NULL: none). CW_EINVAL naming the field of a
+ * malformed volume or job; CW_ENOMEM. cfg->scratch_dir is not used. */
+int cw_plan_volume(const cw_plan_config *cfg, json_object *vol, json_object *rjs,
+                   cw_plan_volume_result *out, cw_error *err) CW_MUST_CHECK;
+
 /* Sorted views for reports: indices ordered by (namespace, name) / job name. Caller frees; NULL
  * when out of memory or the item file cannot be read. */
 size_t *cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t *n);
