@@ -189,11 +189,6 @@ done:
     return rc;
 }
 
-int cw_lh_parse_tolerations(const char *setting, json_object **out, cw_error *err)
-{
-    return cw_lh_parse_tolerations_as(2, setting, out, err);
-}
-
 int cw_lh_parse_node_selector_as(int reading, const char *setting, json_object **out, cw_error *err)
 {
     const char *b = setting ? setting : "", *e = b + strlen(b);
@@ -230,11 +225,6 @@ int cw_lh_parse_node_selector_as(int reading, const char *setting, json_object *
     }
     *out = sel;
     return CW_OK;
-}
-
-int cw_lh_parse_node_selector(const char *setting, json_object **out, cw_error *err)
-{
-    return cw_lh_parse_node_selector_as(2, setting, out, err);
 }
 
 /* ---- which Settings, and the integers ---- */

@@ -49,16 +49,12 @@ int cw_lh_setting_read_by(const char *name, int minor);
  * entry. An empty setting gives an empty array. */
 int cw_lh_parse_tolerations_as(int reading, const char *setting, json_object **out,
                                cw_error *err) CW_MUST_CHECK;
-/* Longhorn 1.2's reading (cw_lh_parse_tolerations_as(2, ...)). */
-int cw_lh_parse_tolerations(const char *setting, json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* *out: a new JSON object label -> value. A later entry with the same key wins (Go's map
  * assignment). CW_EINVAL with Longhorn's message for an entry without exactly one ':' (1.2 and
  * 1.3 spell it "seprator", 1.4+ "separator"). */
 int cw_lh_parse_node_selector_as(int reading, const char *setting, json_object **out,
                                  cw_error *err) CW_MUST_CHECK;
-/* Longhorn 1.2's reading. */
-int cw_lh_parse_node_selector(const char *setting, json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* A history-limit Setting as Longhorn 1.<minor> (4+) reads it: strconv.ParseInt(value, 10, 64)
  * (optional sign, decimal digits, within int64; no spaces), then Go's int32 conversion (the low

@@ -343,7 +343,7 @@ static json_object *manager_container(json_object *ds)
     size_t n = json_object_is_type(cs, json_type_array) ? json_object_array_length(cs) : 0;
     for (size_t i = 0; i < n; i++) {
         const char *name = cw_json_path_string(json_object_array_get_idx(cs, i), "name");
-        if (name && strcmp(name, "longhorn-manager") == 0)
+        if (name && strcmp(name, CW_LH_MANAGER_NAME) == 0)
             return json_object_array_get_idx(cs, i);
     }
     return n ? json_object_array_get_idx(cs, 0) : NULL;

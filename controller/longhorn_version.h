@@ -109,6 +109,9 @@ void cw_lh_identify_crds(const cw_lh_crd_facts *f, cw_lh_identity *out);
 void cw_lh_choose(const cw_lh_identity *flag, const cw_lh_identity *daemonset,
                   const cw_lh_identity *crds, cw_lh_identity *out);
 
+/* The DaemonSet (and its container) that runs Longhorn's manager, in Longhorn's namespace. */
+#define CW_LH_MANAGER_NAME "longhorn-manager"
+
 /* What cronwarden reads from the longhorn-manager DaemonSet. */
 typedef struct cw_lh_manager {
     char *image;           /* the longhorn-manager container's image (else the first's): the

@@ -366,29 +366,20 @@ static const char *annotation(json_object *cj)
         cw_json_member(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION));
 }
 
-/* The webhook's rules, then the minor's tasks: Longhorn 1.2's recurring-job command runs every
- * task but "backup" as a snapshot, so a newer task there would do the opposite of its name. */
+/* The webhook's rules, with the tasks of the cluster's minor (defaults/recurringjob.c). */
 static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *problems,
                     cw_error *err)
 {
     cw_decision d;
+    cw_policy_config policy = *cfg->policy;
+    if (cfg->profile)
+        policy.longhorn_minor = cfg->profile->minor;
     cw_decision_init(&d);
-    int rc = cw_recurringjob_validate(cfg->policy, CW_OP_CREATE, NULL, rj, &d, err);
+    int rc = cw_recurringjob_validate(&policy, CW_OP_CREATE, NULL, rj, &d, err);
     for (size_t i = 0; rc == CW_OK && i < d.problems.len; i++)
         if (cw_strlist_add(problems, d.problems.items[i]) != CW_OK)
             rc = cw_error_oom(err);
     cw_decision_free(&d);
-    const char *task = cw_json_path_string(rj, "spec.task");
-    int since = cw_recurringjob_task_since(task);
-    if (rc == CW_OK && cfg->profile && since > cfg->profile->minor) {
-        char known[256];
-        cw_recurringjob_tasks_of(cfg->profile->minor, known, sizeof(known));
-        if (cw_strlist_addf(problems,
-                            "spec.task: \"%s\" is a task of Longhorn 1.%d and later; the "
-                            "cluster runs Longhorn %s, whose manager has %s",
-                            task, since, cfg->profile->release, known) != CW_OK)
-            rc = cw_error_oom(err);
-    }
     return rc;
 }
 

@@ -38,15 +38,15 @@
 #define CW_RJCTL_ENGINE_BINARIES   "/var/lib/longhorn/engine-binaries/"
 #define CW_RJCTL_MANAGER_URL       "http://longhorn-backend:9500/v1"
 #define CW_RJCTL_SERVICE_ACCOUNT   "longhorn-service-account"
-#define CW_RJCTL_MANAGER_DAEMONSET "longhorn-manager"
+#define CW_RJCTL_MANAGER_DAEMONSET CW_LH_MANAGER_NAME
 
 typedef struct cw_rjctl_config {
     const cw_policy_config *policy;  /* the webhook's rules */
     const char *image;               /* the longhorn-manager image the job runs */
     const char *service_account;     /* NULL: longhorn-service-account */
     const char *manager_url;         /* NULL: http://longhorn-backend:9500/v1 */
-    json_object *tolerations;        /* cw_lh_parse_tolerations; NULL: none */
-    json_object *node_selector;      /* cw_lh_parse_node_selector; NULL: none */
+    json_object *tolerations;        /* cw_lh_parse_tolerations_as; NULL: none */
+    json_object *node_selector;      /* cw_lh_parse_node_selector_as; NULL: none */
     const char *priority_class;      /* NULL or "": none */
     const char *cronjob_api_version; /* "batch/v1" or "batch/v1beta1" (discovery): the object's
                                         version; the spec's bytes are the profile's either way */

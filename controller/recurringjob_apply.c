@@ -6,6 +6,7 @@
 
 #include "controller/core/shell.h"
 #include "controller/longhorn_settings.h"
+#include "controller/longhorn_watch.h"
 #include "lib/json.h"
 #include "lib/log.h"
 
@@ -19,6 +20,7 @@ static struct {
 
 static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
+    CW_CTRL_OPT_LONGHORN_VERSION,
     CW_OPT_STR("job-image", "IMAGE", &flag.image, "",
                "recurringjob: the image CronJobs run when the namespace has no longhorn-manager "
                "DaemonSet to take it from"),
@@ -36,8 +38,33 @@ static int config_init(void *p, cw_error *err)
     c->job.policy = &c->base.policy;
     c->job.service_account = flag.service_account;
     c->job.manager_url = flag.manager_url;
-    return cw_ctrl_policy_config_init(c, "--longhorn-namespace", cw_ctrl_flag.longhorn_namespace, 0,
-                                      err);
+    int rc = cw_lh_parse_version_flag(cw_ctrl_flag.longhorn_version, &c->longhorn, err);
+    if (rc == CW_OK)
+        rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", cw_ctrl_flag.longhorn_namespace,
+                                        0, err);
+    return rc == CW_EINVAL ? CW_EUSAGE : rc;
+}
+
+/* Its state: which Longhorn runs (controller/longhorn_watch.h). */
+static int init(cw_shell *s, void **state, cw_error *err)
+{
+    const cw_recurringjob_config *c = s->env.config;
+    cw_lh_watch *w = malloc(sizeof(*w));
+    int rc =
+        w ? cw_lh_watch_init(w, s, CW_LH_RECONCILER_RECURRINGJOB, CW_RJ_MANAGERS, &c->longhorn, err)
+          : cw_error_oom(err);
+    if (rc != CW_OK) {
+        free(w);
+        return rc;
+    }
+    *state = w;
+    return CW_OK;
+}
+
+static void fini(void *state)
+{
+    cw_lh_watch_free(state);
+    free(state);
 }
 
 /* ---- what it reads ---- */
@@ -75,9 +102,9 @@ static void on_cronjob(void *ud, cw_informer_op op, const char *key, json_object
         cw_queue_add(s->env.queue, k);
 }
 
-/* A Setting or the manager's image changed: every job's CronJob may change. */
-static void on_config(void *ud, cw_informer_op op, const char *key, json_object *old,
-                      json_object *obj)
+/* A Setting changed: every job's CronJob may change. */
+static void on_setting(void *ud, cw_informer_op op, const char *key, json_object *old,
+                       json_object *obj)
 {
     (void)op;
     (void)key;
@@ -87,10 +114,36 @@ static void on_config(void *ud, cw_informer_op op, const char *key, json_object 
     cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
 }
 
-/* Every job, and every job name a CronJob is still labelled with (its job may be gone). */
+/* The longhorn-manager DaemonSet changed: which Longhorn runs, or its image, may have; if so,
+ * every job's CronJob may change (its status changing alone changes nothing). */
+static void on_manager(void *ud, cw_informer_op op, const char *key, json_object *old,
+                       json_object *obj)
+{
+    (void)op;
+    (void)key;
+    (void)old;
+    (void)obj;
+    cw_shell *s = ud;
+    cw_error err;
+    int changed = 0;
+    cw_error_init(&err);
+    if (cw_lh_watch_update(s->state, s, &changed, &err) != CW_OK)
+        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
+               CW_LS("error", err.message));
+    if (changed)
+        cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
+}
+
+/* Which Longhorn runs, again (a new term, a resync); then every job, and every job name a CronJob
+ * is still labelled with (its job may be gone). */
 static int enqueue_all(cw_shell *s)
 {
     cw_strlist keys;
+    cw_error err;
+    cw_error_init(&err);
+    if (cw_lh_watch_update(s->state, s, NULL, &err) != CW_OK)
+        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
+               CW_LS("error", err.message));
     cw_strlist_init(&keys);
     int rc = cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
     if (rc == CW_OK)
@@ -103,63 +156,67 @@ static int enqueue_all(cw_shell *s)
 
 /* ---- what a CronJob is made of ---- */
 
-/* What a CronJob is made of in a namespace: the config's part, the manager's image (else
- * --job-image), the Settings (absent: Longhorn's default ""), the discovered versions. The strings
- * point into the cached objects held here. */
+/* What a CronJob is made of in a namespace: the config's part, the Longhorn minor and its
+ * manager's image (else --job-image) and service account (else --job-service-account), the
+ * Settings as that minor reads them (absent: Longhorn's defaults), the discovered versions. */
 typedef struct {
     cw_rjctl_config cfg;
-    json_object *held[4]; /* the DaemonSet and the three Settings, as cached (or NULL) */
+    cw_lh_target target;
+    cw_rjctl_settings settings;
 } job_env;
 
 static void job_env_free(job_env *e)
 {
-    for (size_t i = 0; i < 4; i++)
-        json_object_put(e->held[i]);
-    json_object_put(e->cfg.tolerations);
-    json_object_put(e->cfg.node_selector);
+    cw_lh_target_free(&e->target);
+    cw_rjctl_settings_free(&e->settings);
 }
 
-/* Member `field` of object ns/name of informer i (NULL: not there), held in e->held[slot]. */
-static const char *held(cw_shell *s, job_env *e, int slot, size_t i, const char *ns,
-                        const char *name, const char *field)
+/* The values of the Settings any minor reads for a CronJob, as {name: value} (absent ones left
+ * out); NULL: out of memory. */
+static json_object *settings_values(cw_shell *s, const char *ns)
 {
-    char key[CW_CTRL_KEY_MAX];
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    if (cw_ctrl_store_get(cw_shell_store(s, i), key, &e->held[slot]) != CW_OK)
-        e->held[slot] = NULL;
-    return json_object_get_string(cw_json_member(e->held[slot], field));
+    size_t n;
+    const cw_lh_setting_def *defs = cw_lh_setting_defs(&n);
+    json_object *values = json_object_new_object();
+    for (size_t i = 0; values && i < n; i++) {
+        char key[CW_CTRL_KEY_MAX];
+        json_object *st = NULL;
+        snprintf(key, sizeof(key), "%s/%s", ns, defs[i].name);
+        if (cw_ctrl_store_get(cw_shell_store(s, CW_RJ_SETTINGS), key, &st) != CW_OK || !st)
+            continue;
+        json_object *v = cw_json_member(st, "value");
+        if (json_object_is_type(v, json_type_string))
+            json_object_object_add(values, defs[i].name, json_object_get(v));
+        json_object_put(st);
+    }
+    return values;
 }
 
+/* e->target must hold the minor (non-NULL profile). */
 static int job_env_read(cw_shell *s, const char *ns, job_env *e, cw_error *err)
 {
     const cw_recurringjob_config *c = s->env.config;
-    memset(e, 0, sizeof(*e));
     e->cfg = c->job;
-    json_object *pick = NULL; /* the longhorn-manager container, or the first one */
-    held(s, e, 0, CW_RJ_MANAGERS, ns, CW_RJCTL_MANAGER_DAEMONSET, "spec");
-    json_object *cs = cw_json_path(e->held[0], "spec.template.spec.containers");
-    for (size_t i = 0; json_object_is_type(cs, json_type_array) && i < json_object_array_length(cs);
-         i++) {
-        const char *n = cw_json_path_string(json_object_array_get_idx(cs, i), "name");
-        if (!pick || (n && strcmp(n, CW_RJCTL_MANAGER_DAEMONSET) == 0))
-            pick = json_object_array_get_idx(cs, i);
-    }
-    const char *img = cw_json_path_string(pick, "image");
-    e->cfg.image = img && *img ? img : c->image && *c->image ? c->image : NULL;
+    e->cfg.image = e->target.job_image     ? e->target.job_image
+                   : c->image && *c->image ? c->image
+                                           : NULL;
     if (!e->cfg.image)
         return cw_error_set(err, CW_EINVAL,
                             "no image for the CronJob: DaemonSet %s/%s is not there and "
                             "--job-image is not set",
                             ns, CW_RJCTL_MANAGER_DAEMONSET);
-    e->cfg.priority_class = held(s, e, 1, CW_RJ_SETTINGS, ns, CW_LH_SETTING_PRIORITY, "value");
-    const char *tol = held(s, e, 2, CW_RJ_SETTINGS, ns, CW_LH_SETTING_TOLERATION, "value");
-    const char *sel = held(s, e, 3, CW_RJ_SETTINGS, ns, CW_LH_SETTING_NODE_SELECTOR, "value");
-    int rc = cw_lh_parse_tolerations(tol, &e->cfg.tolerations, err);
-    if (rc == CW_OK)
-        rc = cw_lh_parse_node_selector(sel, &e->cfg.node_selector, err);
+    if (e->target.service_account)
+        e->cfg.service_account = e->target.service_account;
+    json_object *values = settings_values(s, ns);
+    int rc = values ? cw_rjctl_settings_read(e->target.profile, values, &e->settings, err)
+                    : cw_error_oom(err);
+    json_object_put(values);
+    if (rc != CW_OK)
+        return rc;
+    cw_rjctl_config_use(&e->cfg, e->target.profile, &e->settings);
     e->cfg.cronjob_api_version = cw_shell_api_version(s, CW_RJ_CRONJOBS);
     e->cfg.rj_api_version = cw_shell_api_version(s, CW_RJ_RECURRINGJOBS);
-    return rc;
+    return CW_OK;
 }
 
 /* ---- writes ---- */
@@ -261,6 +318,14 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
         goto done;
     }
     cw_kube_resource r = cw_shell_resource(s, CW_RJ_CRONJOBS, ns);
+    if ((rc = cw_lh_watch_target(s->state, s, &env.target, err)) != CW_OK) {
+        res->retry = 1;
+        goto done;
+    }
+    if (!env.target.profile) { /* standing down: which Longhorn runs is not known */
+        res->outcome = "standing_down";
+        goto done;
+    }
     rc = cw_ctrl_store_get(cw_shell_store(s, CW_RJ_RECURRINGJOBS), key, &rj);
     if (rc == CW_OK || rc == CW_ENOTFOUND)
         rc = cw_ctrl_store_by_index(cw_shell_store(s, CW_RJ_CRONJOBS), key, &cjs);
@@ -315,23 +380,20 @@ static const cw_informer_def informers[] = {
                         .version_of = 1 + CW_RJ_RECURRINGJOBS,
                         .keep = (const char *const[]){"metadata.name", "metadata.namespace",
                                                       "metadata.resourceVersion", "value", NULL},
-                        .handler = on_config},
-    [CW_RJ_MANAGERS] = {CW_INFORMER_RESOURCE("daemonsets", "apps", "v1", "daemonsets"),
-                        .field_selector = "metadata.name=" CW_RJCTL_MANAGER_DAEMONSET,
-                        .keep = (const char *const[]){"metadata.name", "metadata.namespace",
-                                                      "metadata.resourceVersion",
-                                                      "spec.template.spec.containers", NULL},
-                        .handler = on_config},
+                        .handler = on_setting},
+    [CW_RJ_MANAGERS] = CW_LH_MANAGER_INFORMER(on_manager),
 };
 
 const cw_reconciler_ops cw_recurringjob_reconciler = {
     CW_RECONCILER_NAMED("recurringjob", "RecurringJob",
                         "create_cronjob, update_cronjob, delete_cronjob"),
-    .summary = "a CronJob for every Longhorn RecurringJob, as Longhorn's manager makes it (safe "
-               "next to Longhorn's manager: identical CronJobs, which it adopts)",
+    .summary = "a CronJob for every Longhorn RecurringJob, as the cluster's Longhorn minor makes "
+               "it (safe next to Longhorn's manager: identical CronJobs, which it adopts; for a "
+               "Longhorn it does not know it stands down)",
     .default_enabled = 1,
     CW_RECONCILER_TABLES(opts, informers),
     CW_RECONCILER_CONFIG(cw_recurringjob_config, config_init, cw_ctrl_policy_config_fini),
+    CW_RECONCILER_STATE(init, fini),
     .enqueue_all = enqueue_all,
     .reconcile = reconcile,
 };

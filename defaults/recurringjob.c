@@ -206,12 +206,25 @@ static int check_cron(const cw_policy_config *cfg, const char *cron, const char 
     return CW_OK;
 }
 
-static int check_task(const char *task, const char *where, cw_strlist *problems)
+/* A task the newest Longhorn has, and the cluster's minor too when it is known: Longhorn 1.2's
+ * recurring-job command runs every task but "backup" as a snapshot, so a newer task there would
+ * do the opposite of its name (from 1.3 the CRDs' enum refuses it first). */
+static int check_task(const cw_policy_config *cfg, const char *task, const char *where,
+                      cw_strlist *problems)
 {
-    if (task && !cw_recurringjob_task_known(task))
+    char known[256];
+    int since = cw_recurringjob_task_since(task);
+    if (task && !since)
         return cw_policy_problem(problems, where, "task",
                                  "unknown task \"%s\" (expected one of " CW_RECURRINGJOB_TASKS ")",
                                  task);
+    if (task && cfg->longhorn_minor > 0 && since > cfg->longhorn_minor) {
+        cw_recurringjob_tasks_of(cfg->longhorn_minor, known, sizeof(known));
+        return cw_policy_problem(problems, where, "task",
+                                 "\"%s\" is a task of Longhorn 1.%d and later; the cluster runs "
+                                 "Longhorn 1.%d, whose manager has %s",
+                                 task, since, cfg->longhorn_minor, known);
+    }
     return CW_OK;
 }
 
@@ -334,7 +347,7 @@ int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_vers
                                  cw_json_type_name(spec));
     if ((rc = check_spec_name(spec, meta_name, where, problems)) != CW_OK ||
         (rc = required_string(spec, where, "task", problems, &task)) != CW_OK ||
-        (rc = check_task(task, where, problems)) != CW_OK ||
+        (rc = check_task(cfg, task, where, problems)) != CW_OK ||
         (rc = required_string(spec, where, "cron", problems, &cron)) != CW_OK ||
         (cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK) ||
         (rc = check_groups(spec, where, problems)) != CW_OK)
@@ -392,7 +405,7 @@ int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, 
         (rc = type_problem(problems, rc, &e)) != CW_OK)
         return rc;
     if ((rc = required_string(job, where, "task", problems, &task)) != CW_OK ||
-        (rc = check_task(task, where, problems)) != CW_OK ||
+        (rc = check_task(cfg, task, where, problems)) != CW_OK ||
         (rc = required_string(job, where, "cron", problems, &cron)) != CW_OK ||
         (cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK))
         return rc;

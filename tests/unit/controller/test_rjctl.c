@@ -202,9 +202,10 @@ static void test_spec(void **state)
         cfg.service_account = c->sa;
         cfg.manager_url = c->url;
         cfg.priority_class = c->priority;
-        assert_int_equal(cw_lh_parse_tolerations(c->tolerations, &cfg.tolerations, &err), CW_OK);
-        assert_int_equal(cw_lh_parse_node_selector(c->node_selector, &cfg.node_selector, &err),
+        assert_int_equal(cw_lh_parse_tolerations_as(2, c->tolerations, &cfg.tolerations, &err),
                          CW_OK);
+        assert_int_equal(
+            cw_lh_parse_node_selector_as(2, c->node_selector, &cfg.node_selector, &err), CW_OK);
         char want[4096];
         char *fmt = quotes(c->want);
         snprintf(want, sizeof(want), fmt, c->url ? c->url : "http://longhorn-backend:9500/v1");
@@ -611,16 +612,16 @@ static const task_case task_cases[] = {
     {2, "backup", CW_RJCTL_CREATE, ""},
     {2, "snapshot-delete", CW_RJCTL_INVALID,
      "spec.task: \"snapshot-delete\" is a task of Longhorn 1.3 and later; the cluster runs "
-     "Longhorn 1.2.6, whose manager has snapshot, backup"},
+     "Longhorn 1.2, whose manager has snapshot, backup"},
     {3, "snapshot-delete", CW_RJCTL_CREATE, ""},
     {4, "filesystem-trim", CW_RJCTL_INVALID,
      "spec.task: \"filesystem-trim\" is a task of Longhorn 1.5 and later; the cluster runs "
-     "Longhorn 1.4.4, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
+     "Longhorn 1.4, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
      "snapshot-delete, backup, backup-force-create"},
     {5, "filesystem-trim", CW_RJCTL_CREATE, ""},
     {8, "system-backup", CW_RJCTL_INVALID,
      "spec.task: \"system-backup\" is a task of Longhorn 1.9 and later; the cluster runs Longhorn "
-     "1.8.2, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
+     "1.8, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
      "snapshot-delete, backup, backup-force-create, filesystem-trim"},
     {9, "system-backup", CW_RJCTL_CREATE, ""},
 };
@@ -673,14 +674,16 @@ static void test_toleration_order(void **state)
     for (size_t i = 0; i < N(orders); i++) {
         cw_buf spec;
         cw_buf_init(&spec);
-        assert_int_equal(cw_lh_parse_tolerations(orders[i][1], &cfg.tolerations, &err), CW_OK);
+        assert_int_equal(cw_lh_parse_tolerations_as(2, orders[i][1], &cfg.tolerations, &err),
+                         CW_OK);
         assert_int_equal(cw_rjctl_spec_json(&cfg, "nightly", "0 2 * * *", &spec), CW_OK);
         json_object_put(cfg.tolerations);
         json_object *cj = tjson(CJ("nightly", "x")), *arr = json_object_new_array();
         json_object_object_add(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION,
                                json_object_new_string(cw_buf_str(&spec)));
         json_object_array_add(arr, cj);
-        assert_int_equal(cw_lh_parse_tolerations(orders[i][0], &cfg.tolerations, &err), CW_OK);
+        assert_int_equal(cw_lh_parse_tolerations_as(2, orders[i][0], &cfg.tolerations, &err),
+                         CW_OK);
         cw_rjctl_actions a;
         cw_rjctl_actions_init(&a);
         assert_int_equal(cw_rjctl_decide(rj, "nightly", arr, &cfg, &a, &err), CW_OK);

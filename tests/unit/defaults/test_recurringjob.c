@@ -378,6 +378,56 @@ static void validation(void **state)
               sizeof(validate_cases) / sizeof(validate_cases[0]));
 }
 
+/* The cluster's Longhorn minor known (the webhook's and the controller's --longhorn-version): a
+ * task its manager does not have is refused, on CREATE; a stored one stays updatable (warning). */
+typedef struct {
+    int minor;
+    cw_operation op;
+    const char *old_task, *task, *warnings, *problems;
+} minor_task_case;
+
+#define NEWER_THAN_12(task, since)                                                                 \
+    "spec.task: \"" task "\" is a task of Longhorn 1." since " and later; the cluster runs "       \
+    "Longhorn 1.2, whose manager has snapshot, backup"
+
+static const minor_task_case minor_task_cases[] = {
+    {0, CW_OP_CREATE, NULL, "system-backup", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "snapshot", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "backup", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "snapshot-cleanup", NULL, NEWER_THAN_12("snapshot-cleanup", "3")},
+    {2, CW_OP_CREATE, NULL, "system-backup", NULL, NEWER_THAN_12("system-backup", "9")},
+    {2, CW_OP_UPDATE, "snapshot-cleanup", "snapshot-cleanup",
+     NEWER_THAN_12("snapshot-cleanup", "3") " (already in the stored object, not blocking)", NULL},
+    {2, CW_OP_UPDATE, "snapshot", "snapshot-delete", NULL, NEWER_THAN_12("snapshot-delete", "3")},
+    {4, CW_OP_CREATE, NULL, "filesystem-trim", NULL,
+     "spec.task: \"filesystem-trim\" is a task of Longhorn 1.5 and later; the cluster runs "
+     "Longhorn 1.4, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
+     "snapshot-delete, backup, backup-force-create"},
+    {5, CW_OP_CREATE, NULL, "filesystem-trim", NULL, NULL},
+    {9, CW_OP_CREATE, NULL, "system-backup", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "nap", NULL,
+     "spec.task: unknown task \"nap\" (expected one of " ALL_TASKS ")"},
+};
+
+static void tasks_of_the_clusters_minor(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(minor_task_cases) / sizeof(minor_task_cases[0]); i++) {
+        const minor_task_case *c = &minor_task_cases[i];
+        char obj[256], old[256], label[64];
+        snprintf(obj, sizeof(obj), RJ("v1beta1", "{'task':'%s','cron':'@daily'}"), c->task);
+        if (c->old_task)
+            snprintf(old, sizeof(old), RJ("v1beta1", "{'task':'%s','cron':'@daily'}"), c->old_task);
+        snprintf(label, sizeof(label), "1.%d %s", c->minor, c->task);
+        cw_policy_config cfg;
+        assert_int_equal(cw_policy_config_init(&cfg), CW_OK);
+        cfg.longhorn_minor = c->minor;
+        test_policy_case(cw_recurringjob_validate, &cfg, c->op, c->old_task ? old : NULL, obj, NULL,
+                         c->warnings, c->problems, label);
+        cw_policy_config_free(&cfg);
+    }
+}
+
 static void every_task_is_accepted(void **state)
 {
     (void)state;
@@ -485,6 +535,7 @@ int main(void)
         cmocka_unit_test(defaulting),
         cmocka_unit_test(validation),
         cmocka_unit_test(every_task_is_accepted),
+        cmocka_unit_test(tasks_of_the_clusters_minor),
         cmocka_unit_test(retain_rule),
         cmocka_unit_test(legacy_jobs),
     };
