@@ -162,7 +162,8 @@ int cw_lh_watch_update(cw_lh_watch *w, cw_shell *s, int *changed, cw_error *err)
         goto done;
     cw_lh_choose(&w->flag, has_ds ? &from_ds : NULL, !forced && !has_ds ? &from_crds : NULL, &id);
     int new_id = !w->identified || !same_identity(&w->id, &id);
-    int new_manager = !same_manager(&w->manager, &m);
+    int new_manager =
+        !same_manager(&w->manager, &m) || w->manager_minor != (has_ds ? from_ds.minor : 0);
     if (new_id) {
         export(w, w->identified ? &w->id : NULL, &id);
         minor_of(&id, minor, sizeof(minor));
@@ -183,6 +184,7 @@ int cw_lh_watch_update(cw_lh_watch *w, cw_shell *s, int *changed, cw_error *err)
     if (new_manager) {
         cw_lh_manager_free(&w->manager);
         w->manager = m;
+        w->manager_minor = has_ds ? from_ds.minor : 0;
         memset(&m, 0, sizeof(m));
     }
     if (changed)
@@ -216,11 +218,13 @@ int cw_lh_watch_target(cw_lh_watch *w, cw_shell *s, cw_lh_target *out, cw_error 
         return rc;
     pthread_mutex_lock(&w->lock);
     out->profile = w->identified && w->decide.write ? w->decide.profile : NULL;
-    out->job_image = dup_or_null(w->manager.job_image);
-    out->service_account = dup_or_null(w->manager.service_account);
-    if ((w->manager.job_image && !out->job_image) ||
-        (w->manager.service_account && !out->service_account))
-        rc = cw_error_oom(err);
+    if (out->profile && w->manager_minor == out->profile->minor) {
+        out->job_image = dup_or_null(w->manager.job_image);
+        out->service_account = dup_or_null(w->manager.service_account);
+        if ((w->manager.job_image && !out->job_image) ||
+            (w->manager.service_account && !out->service_account))
+            rc = cw_error_oom(err);
+    }
     pthread_mutex_unlock(&w->lock);
     if (rc != CW_OK)
         cw_lh_target_free(out);

@@ -42,6 +42,7 @@ typedef struct cw_lh_watch {
     cw_lh_identity id;     /* the identity gone by */
     cw_lh_decision decide; /* write as decide.profile, or stand down */
     cw_lh_manager manager; /* the DaemonSet's image, job image, service account (NULL: none) */
+    int manager_minor;     /* the Longhorn minor its image is (0: not known, or no DaemonSet) */
 } cw_lh_watch;
 
 /* w for reconciler `who` in shell s, whose informer `informer` watches the DaemonSet; flag: the
@@ -58,7 +59,10 @@ void cw_lh_watch_free(cw_lh_watch *w);
  * CW_OK, or the discovery's error (nothing changed then). */
 int cw_lh_watch_update(cw_lh_watch *w, cw_shell *s, int *changed, cw_error *err) CW_MUST_CHECK;
 
-/* What a reconcile writes as, copied out of the watch (identified first when it has not been). */
+/* What a reconcile writes as, copied out of the watch (identified first when it has not been).
+ * The DaemonSet's image and service account only when it runs the minor written: a version forced
+ * by the flag over another one (the upgrade flow: 1.1's manager still running, 1.2's CronJobs
+ * wanted) takes --job-image and --job-service-account instead. */
 typedef struct cw_lh_target {
     const cw_lh_profile *profile; /* NULL: standing down */
     char *job_image;              /* the DaemonSet's --manager-image (else its image); NULL: none */

@@ -383,6 +383,11 @@ static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *pro
     return rc;
 }
 
+int cw_rjctl_in_sync(json_object *cronjob, json_object *want)
+{
+    return same_spec(annotation(cronjob), annotation(want));
+}
+
 int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
                     const cw_rjctl_config *cfg, cw_rjctl_actions *out, cw_error *err)
 {
@@ -415,10 +420,9 @@ int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
     if ((rc = cw_rjctl_cronjob(cfg, rj, &out->cronjob, err)) != CW_OK)
         return rc;
     json_object *cur = own >= 0 ? json_object_array_get_idx(cronjobs, (size_t)own) : NULL;
-    const char *have = cur ? annotation(cur) : NULL;
     if (!cur) {
         out->outcome = CW_RJCTL_CREATE;
-    } else if (same_spec(have, annotation(out->cronjob))) {
+    } else if (cw_rjctl_in_sync(cur, out->cronjob)) {
         out->outcome = CW_RJCTL_INSYNC;
         json_object_put(out->cronjob);
         out->cronjob = NULL;

@@ -112,6 +112,12 @@ int cw_rjctl_spec_json(const cw_rjctl_config *cfg, const char *name, const char 
 int cw_rjctl_cronjob(const cw_rjctl_config *cfg, json_object *rj, json_object **out,
                      cw_error *err) CW_MUST_CHECK;
 
+/* 1 when the CronJob's longhorn.io/last-applied-cronjob-spec says the spec `want` (a CronJob
+ * cw_rjctl_cronjob made) says: the same bytes, or the same spec up to the order of its
+ * tolerations (Longhorn writes them from a Go map). What Longhorn's manager compares, and the
+ * decision's INSYNC; the shell asks again of the live object before it rewrites it. */
+int cw_rjctl_in_sync(json_object *cronjob, json_object *want);
+
 /* rj: the RecurringJob as cached, NULL when it is gone; name: its name (the work key's);
  * cronjobs: a JSON array of the CronJobs labelled recurring-job.longhorn.io=<name> (at least
  * metadata.name, .labels, .annotations; NULL: none). With a profile, a task that minor's

@@ -22,10 +22,11 @@ static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
     CW_CTRL_OPT_LONGHORN_VERSION,
     CW_OPT_STR("job-image", "IMAGE", &flag.image, "",
-               "recurringjob: the image CronJobs run when the namespace has no longhorn-manager "
-               "DaemonSet to take it from"),
+               "recurringjob: the image CronJobs run when no longhorn-manager DaemonSet runs the "
+               "Longhorn written as (none, or another version forced by --longhorn-version)"),
     CW_OPT_STR("job-service-account", "NAME", &flag.service_account, CW_RJCTL_SERVICE_ACCOUNT,
-               "recurringjob: the service account CronJobs run as (Longhorn's)"),
+               "recurringjob: the service account CronJobs run as when the longhorn-manager "
+               "DaemonSet (of the Longhorn written as) names none (Longhorn's)"),
     CW_OPT_STR("manager-url", "URL", &flag.manager_url, CW_RJCTL_MANAGER_URL,
                "recurringjob: the Longhorn manager URL CronJobs call (Longhorn's)"),
     CW_CTRL_OPT_MAX_RETAIN,
@@ -202,9 +203,9 @@ static int job_env_read(cw_shell *s, const char *ns, job_env *e, cw_error *err)
                                            : NULL;
     if (!e->cfg.image)
         return cw_error_set(err, CW_EINVAL,
-                            "no image for the CronJob: DaemonSet %s/%s is not there and "
-                            "--job-image is not set",
-                            ns, CW_RJCTL_MANAGER_DAEMONSET);
+                            "no image for the CronJob: DaemonSet %s/%s does not run Longhorn %s "
+                            "(absent, or another version) and --job-image is not set",
+                            ns, CW_RJCTL_MANAGER_DAEMONSET, e->target.profile->release);
     if (e->target.service_account)
         e->cfg.service_account = e->target.service_account;
     json_object *values = settings_values(s, ns);
@@ -223,12 +224,18 @@ static int job_env_read(cw_shell *s, const char *ns, job_env *e, cw_error *err)
 
 /* Replaces what Longhorn's update replaces (spec, the labels and annotation it owns, its owner
  * reference) in the live object, keeping everything else of it; PUT with its resourceVersion.
- * Not while another writer keeps undoing it (a write war). */
+ * Not when the live object says `want` already (the cache was behind: *wrote 0), nor while
+ * another writer keeps undoing it (a write war). */
 static int update_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *r, const char *name,
-                          json_object *want, cw_error *err)
+                          json_object *want, int *wrote, cw_error *err)
 {
     json_object *cur = NULL, *written = NULL;
+    *wrote = 0;
     int rc = cw_kube_get(s->env.kube, r, name, &cur, err);
+    if (rc == CW_OK && cw_rjctl_in_sync(cur, want)) {
+        json_object_put(cur);
+        return CW_OK;
+    }
     if (rc == CW_OK)
         rc = cw_shell_war_check(s, r, cur, want, err);
     if (rc != CW_OK) {
@@ -250,8 +257,10 @@ static int update_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *
                            json_object_get(cw_json_member(wmeta, "ownerReferences")));
     json_object_object_add(cur, "spec", json_object_get(cw_json_member(want, "spec")));
     rc = cw_shell_update(s, "update_cronjob", rj, r, name, cur, &written, err);
-    if (rc == CW_OK)
+    if (rc == CW_OK) {
         cw_shell_war_wrote(s, r, written, want);
+        *wrote = 1;
+    }
     json_object_put(cur);
     json_object_put(written);
     return rc;
@@ -346,10 +355,13 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
                    CW_LS("recurringjob", key), CW_LS("problems", why ? why : ""));
         free(why);
     } else if (a.outcome == CW_RJCTL_CREATE || a.outcome == CW_RJCTL_UPDATE) {
+        int wrote = 1;
         rc = a.outcome == CW_RJCTL_CREATE
                  ? create_cronjob(s, rj, &r, a.cronjob, err)
-                 : update_cronjob(s, rj, &r, a.update_name, a.cronjob, err);
-        if (rc == CW_OK)
+                 : update_cronjob(s, rj, &r, a.update_name, a.cronjob, &wrote, err);
+        if (rc == CW_OK && !wrote)
+            res->outcome = cw_rjctl_outcome_name(CW_RJCTL_INSYNC); /* the cache was behind */
+        else if (rc == CW_OK)
             cw_log(CW_LOG_INFO,
                    a.outcome == CW_RJCTL_CREATE ? "CronJob created" : "CronJob updated",
                    CW_LS("namespace", ns), CW_LS("recurringjob", name),

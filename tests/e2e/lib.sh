@@ -194,6 +194,14 @@ e2e_bg() {
 e2e_stop() { cwc_stop_pid "$CW_E2E_DIR" "$1"; }
 e2e_bg_pid() { cat "$CW_E2E_DIR/run/$1.pid"; }
 
+# A cronwarden controller started with e2e_bg NAME ... --metrics-listen 127.0.0.1:0: log_of NAME
+# prints its log file, port_of NAME its metrics port (from the log), metric_sum NAME FAMILY
+# [FILTER] the sum of the family's samples whose labels contain FILTER — "missing" when the
+# process does not export the family at all (a renamed or unregistered metric is no zero).
+log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }
+port_of() { grep -o 'metrics_port=[0-9]*' "$(log_of "$1")" | sed -n 1p | cut -d= -f2; }
+metric_sum() { curl -fsS "http://127.0.0.1:$(port_of "$1")/metrics" | awk -v m="$2" -v f="${3:-}" '$1 == "#" && $2 == "TYPE" && $3 == m {seen = 1} index($1, m) == 1 && index($1, f) {s += $2} END {if (seen) print s + 0; else print "missing"}'; }
+
 # ---- assertions: tests/lib/assert.sh (shared with the CLI tests), failing through e2e_fail ------
 # shellcheck source=../lib/assert.sh
 . "$E2E_LIB_DIR/../lib/assert.sh"
@@ -299,6 +307,14 @@ lh_crds_render() {
       -e 's/{{ include "release_namespace" \. }}/longhorn-system/' "$f"
 }
 
+# lh_crd_doc VERSION NAME: the one CRD document NAME (e.g. settings.longhorn.io) of
+# lh_crds_render VERSION, to create it again after a test removed it.
+lh_crd_doc() {
+  lh_crds_render "$1" | awk -v n="$2" '
+    function flush() { if (index(doc, "\n  name: " n "\n")) printf "%s", substr(doc, 2); doc = "\n" }
+    BEGIN { doc = "\n" } /^---/ { flush(); next } { doc = doc $0 "\n" } END { flush() }'
+}
+
 # lh_apply_crds VERSION: Longhorn VERSION's own CRDs replace the cluster's five longhorn.io CRDs
 # (deleted first, with every object of theirs), then wait until Established and discovered.
 # Created with --validate=false: kubectl 1.20 does not know x-kubernetes-validations (CEL, in
@@ -315,6 +331,13 @@ lh_apply_crds() {
     wait_for 30 "discovery of $n" e2e__discovered "$n"
   done
   rm -rf "$CW_E2E_DIR/kube-cache/discovery"
+}
+
+# lh_manager IMAGE: the longhorn-manager DaemonSet of tests/e2e/fixtures/longhorn-manager.yaml in
+# longhorn-system, running IMAGE (its image and --manager-image): created, or changed in place.
+lh_manager() {
+  sed "s|\"longhornio/longhorn-manager:v1.2.6\"|\"$1\"|" "$CW_SOURCE_DIR/tests/e2e/fixtures/longhorn-manager.yaml" |
+    kc apply -n longhorn-system -f - >/dev/null || e2e_fail "cannot apply the longhorn-manager DaemonSet ($1)"
 }
 
 # e2e_register_webhook URL CA_BUNDLE: cronwarden's mutating and validating configurations (both

@@ -261,6 +261,59 @@ static void run_loop_reconnects(void **state)
     cw_kube_client_free(kube);
 }
 
+static const answer unserved_answers[] = {
+    {"GET " BASE "?limit=100", 200, LIST("10", "", S("a", "1"))},
+    {"GET " BASE "?watch=1&resourceVersion=10&", 404, "404 page not found"}, /* CRD deleted */
+    {"GET " BASE "?limit=100", 404, "404 page not found"},        /* not served: said, LIST again */
+    {"GET " BASE "?limit=100", 200, LIST("20", "", S("a", "1"))}, /* served again */
+    {"GET " BASE "?watch=1&resourceVersion=20&", 200, EV("ADDED", S("b", "21"))},
+};
+
+/* A watch answered 404 (the resource's CRD deleted under the informer) lists again, so that the
+ * LIST's 404 marks the resource missing (/readyz names it) instead of retrying the watch with a
+ * warning each time; once it is served again, LIST and WATCH go on. */
+static void a_resource_gone_while_watched_is_listed(void **state)
+{
+    (void)state;
+    script s = {.answers = unserved_answers, .n = N(unserved_answers)};
+    cw_kube_client *kube = new_client(&s);
+    cw_informer inf;
+    cw_queue q;
+    cw_error err;
+    cw_metrics m;
+    cw_informer_metrics im;
+    cw_metrics_init(&m);
+    assert_int_equal(cw_informer_metrics_register(&m, &im, &err), CW_OK);
+    assert_int_equal(cw_queue_init(&q, NULL, &err), CW_OK);
+    cw_informer_config cfg = {
+        .name = "schedules",
+        .kube = kube,
+        .resource = {"velero.io", "v1", "schedules", NULL},
+        .queue = &q,
+        .backoff_base = 0.01,
+        .backoff_max = 0.02,
+        .watch_timeout = 60,
+        .metrics = &im,
+    };
+    assert_int_equal(cw_informer_init(&inf, &cfg, &err), CW_OK);
+    s.inf = &inf;
+    cw_log_configure(CW_LOG_OFF, CW_LOG_TEXT, stderr); /* the 404 logs an error on purpose */
+    cw_informer_run(&inf);
+    cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
+    if (s.failure[0])
+        fail_msg("%s", s.failure);
+    assert_int_equal(s.i, s.n);
+    expect_keys(&inf, "velero/a,velero/b", "served again");
+    assert_int_equal(cw_informer_missing(&inf), 0);
+    const char *err_lists[] = {"schedules", "error"}, *res[] = {"schedules"};
+    assert_true(cw_metrics_value(im.lists, err_lists) == 2);
+    assert_true(cw_metrics_value(im.watch_errors, res) == 1);
+    cw_informer_free(&inf);
+    cw_queue_free(&q);
+    cw_kube_client_free(kube);
+    cw_metrics_free(&m);
+}
+
 /* The index: Backups by "namespace/schedule label", deep copies sorted by key. */
 static int by_label(void *ud, json_object *obj, char *out, size_t outlen)
 {
@@ -335,6 +388,7 @@ int main(void)
     cw_log_configure(CW_LOG_ERROR, CW_LOG_TEXT, stderr); /* retries and syncs log on purpose */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_watch_gone_relist),
+        cmocka_unit_test(a_resource_gone_while_watched_is_listed),
         cmocka_unit_test(paged_list_restarts_when_its_token_expires),
         cmocka_unit_test(run_loop_reconnects),
         cmocka_unit_test(store_index),

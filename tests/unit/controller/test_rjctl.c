@@ -688,6 +688,17 @@ static void test_toleration_order(void **state)
         cw_rjctl_actions_init(&a);
         assert_int_equal(cw_rjctl_decide(rj, "nightly", arr, &cfg, &a, &err), CW_OK);
         assert_int_equal(a.outcome, want[i]);
+        /* What the shell asks of the live CronJob before a rewrite: the same answer. */
+        json_object *desired = NULL;
+        assert_int_equal(cw_rjctl_cronjob(&cfg, rj, &desired, &err), CW_OK);
+        assert_int_equal(cw_rjctl_in_sync(cj, desired), want[i] == CW_RJCTL_INSYNC);
+        assert_int_equal(cw_rjctl_in_sync(desired, desired), 1);
+        json_object *other = tjson(CJ("nightly", "x")), *bare = tjson("{'metadata':{}}");
+        assert_int_equal(cw_rjctl_in_sync(other, desired), 0);
+        assert_int_equal(cw_rjctl_in_sync(bare, desired), 0);
+        json_object_put(other);
+        json_object_put(bare);
+        json_object_put(desired);
         cw_rjctl_actions_free(&a);
         json_object_put(cfg.tolerations);
         json_object_put(arr);
