@@ -12,15 +12,25 @@ const char *const cw_lh_manager_keep[] = {"metadata.name", "metadata.namespace",
                                           "metadata.resourceVersion",
                                           "spec.template.spec.containers", NULL};
 
-int cw_lh_watch_init(cw_lh_watch *w, cw_shell *s, cw_lh_reconciler who, size_t informer,
-                     const cw_lh_identity *flag, cw_error *err)
+static void watch_free(cw_lh_watch *w)
+{
+    cw_lh_manager_free(&w->manager);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+}
+
+int cw_lh_watch_new(cw_shell *s, cw_lh_reconciler who, size_t informer, size_t requeue,
+                    const cw_lh_identity *flag, void **state, cw_error *err)
 {
     static const char *const labels[] = {"version", "minor", "source", NULL};
+    cw_lh_watch *w = calloc(1, sizeof(*w));
     int rc = CW_OK;
-    memset(w, 0, sizeof(*w));
+    if (!w)
+        return cw_error_oom(err);
     pthread_mutex_init(&w->lock, NULL);
     w->who = who;
     w->informer = informer;
+    w->requeue = requeue;
     w->flag = *flag;
     if (s->env.metrics && !(w->info = cw_metrics_find(s->env.metrics, CW_LH_VERSION_INFO)))
         rc = cw_metrics_gauge(s->env.metrics, CW_LH_VERSION_INFO,
@@ -30,15 +40,46 @@ int cw_lh_watch_init(cw_lh_watch *w, cw_shell *s, cw_lh_reconciler who, size_t i
                               labels, &w->info, err);
     if (rc == CW_OK && flag->source == CW_LH_SOURCE_FLAG)
         rc = cw_lh_watch_update(w, s, NULL, err);
-    if (rc != CW_OK)
-        cw_lh_watch_free(w);
-    return rc;
+    if (rc != CW_OK) {
+        watch_free(w);
+        return rc;
+    }
+    *state = w;
+    return CW_OK;
 }
 
-void cw_lh_watch_free(cw_lh_watch *w)
+void cw_lh_watch_delete(void *state)
 {
-    cw_lh_manager_free(&w->manager);
-    pthread_mutex_destroy(&w->lock);
+    if (state)
+        watch_free(state);
+}
+
+void cw_lh_watch_refresh(cw_shell *s)
+{
+    cw_error err;
+    cw_error_init(&err);
+    if (cw_lh_watch_update(s->state, s, NULL, &err) != CW_OK)
+        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
+               CW_LS("error", err.message));
+}
+
+void cw_lh_watch_on_manager(void *ud, cw_informer_op op, const char *key, json_object *old,
+                            json_object *obj)
+{
+    (void)op;
+    (void)key;
+    (void)old;
+    (void)obj;
+    cw_shell *s = ud;
+    cw_lh_watch *w = s->state;
+    cw_error err;
+    int changed = 0;
+    cw_error_init(&err);
+    if (cw_lh_watch_update(w, s, &changed, &err) != CW_OK)
+        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
+               CW_LS("error", err.message));
+    if (changed) /* its status changing alone changes nothing */
+        cw_informer_enqueue_all(cw_shell_informer(s, w->requeue), s->env.queue);
 }
 
 /* ---- reading ---- */

@@ -24,18 +24,20 @@
 /* What the DaemonSet informer keeps: enough for cw_lh_manager_from_daemonset. */
 extern const char *const cw_lh_manager_keep[];
 
-/* The informer row of the longhorn-manager DaemonSet in the reconciler's namespace. */
-#define CW_LH_MANAGER_INFORMER(handler_)                                                           \
+/* The informer row of the longhorn-manager DaemonSet in the reconciler's namespace; its changes go
+ * to cw_lh_watch_on_manager. */
+#define CW_LH_MANAGER_INFORMER                                                                     \
     {                                                                                              \
         CW_INFORMER_RESOURCE("daemonsets", "apps", "v1", "daemonsets"),                            \
             .field_selector = "metadata.name=" CW_LH_MANAGER_NAME, .keep = cw_lh_manager_keep,     \
-            .handler = (handler_)                                                                  \
+            .handler = cw_lh_watch_on_manager                                                      \
     }
 
 typedef struct cw_lh_watch {
     pthread_mutex_t lock;
     cw_lh_reconciler who;
     size_t informer;       /* the shell's DaemonSet informer */
+    size_t requeue;        /* the informer whose keys are queued again when the identity changes */
     cw_lh_identity flag;   /* --longhorn-version (source CW_LH_SOURCE_NONE: auto) */
     cw_metric *info;       /* the info family; NULL without metrics */
     int identified;        /* id and decision hold something */
@@ -45,12 +47,22 @@ typedef struct cw_lh_watch {
     int manager_minor;     /* the Longhorn minor its image is (0: not known, or no DaemonSet) */
 } cw_lh_watch;
 
-/* w for reconciler `who` in shell s, whose informer `informer` watches the DaemonSet; flag: the
- * parsed --longhorn-version (copied). Registers the info family (or finds it: both reconcilers
- * share it); with a forced version, identifies at once. */
-int cw_lh_watch_init(cw_lh_watch *w, cw_shell *s, cw_lh_reconciler who, size_t informer,
-                     const cw_lh_identity *flag, cw_error *err) CW_MUST_CHECK;
-void cw_lh_watch_free(cw_lh_watch *w);
+/* A reconciler's state (the descriptor's init: *state, freed by cw_lh_watch_delete): the watch
+ * for reconciler `who` in shell s, whose informer `informer` watches the DaemonSet and whose
+ * informer `requeue`'s keys are queued again when the identity changes; flag: the parsed
+ * --longhorn-version (copied). Registers the info family (or finds it: both reconcilers share it);
+ * with a forced version, identifies at once. */
+int cw_lh_watch_new(cw_shell *s, cw_lh_reconciler who, size_t informer, size_t requeue,
+                    const cw_lh_identity *flag, void **state, cw_error *err) CW_MUST_CHECK;
+void cw_lh_watch_delete(void *state);
+
+/* The DaemonSet informer's handler (ud: the shell, whose state is the watch): the identity worked
+ * out again; changed, the `requeue` informer's keys queued. */
+void cw_lh_watch_on_manager(void *ud, cw_informer_op op, const char *key, json_object *old,
+                            json_object *obj);
+/* The identity worked out again (a new term, a resync: the reconciler's enqueue_all); a failure
+ * is logged (the next try is the next change or resync). */
+void cw_lh_watch_refresh(cw_shell *s);
 
 /* Works the identity out again from the flag, the DaemonSet cache and (neither saying) discovery;
  * logs and exports a change, and makes the reconciler write or stand down. Without the flag and

@@ -50,22 +50,8 @@ static int config_init(void *p, cw_error *err)
 static int init(cw_shell *s, void **state, cw_error *err)
 {
     const cw_recurringjob_config *c = s->env.config;
-    cw_lh_watch *w = malloc(sizeof(*w));
-    int rc =
-        w ? cw_lh_watch_init(w, s, CW_LH_RECONCILER_RECURRINGJOB, CW_RJ_MANAGERS, &c->longhorn, err)
-          : cw_error_oom(err);
-    if (rc != CW_OK) {
-        free(w);
-        return rc;
-    }
-    *state = w;
-    return CW_OK;
-}
-
-static void fini(void *state)
-{
-    cw_lh_watch_free(state);
-    free(state);
+    return cw_lh_watch_new(s, CW_LH_RECONCILER_RECURRINGJOB, CW_RJ_MANAGERS, CW_RJ_RECURRINGJOBS,
+                           &c->longhorn, state, err);
 }
 
 /* ---- what it reads ---- */
@@ -115,36 +101,12 @@ static void on_setting(void *ud, cw_informer_op op, const char *key, json_object
     cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
 }
 
-/* The longhorn-manager DaemonSet changed: which Longhorn runs, or its image, may have; if so,
- * every job's CronJob may change (its status changing alone changes nothing). */
-static void on_manager(void *ud, cw_informer_op op, const char *key, json_object *old,
-                       json_object *obj)
-{
-    (void)op;
-    (void)key;
-    (void)old;
-    (void)obj;
-    cw_shell *s = ud;
-    cw_error err;
-    int changed = 0;
-    cw_error_init(&err);
-    if (cw_lh_watch_update(s->state, s, &changed, &err) != CW_OK)
-        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
-               CW_LS("error", err.message));
-    if (changed)
-        cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
-}
-
 /* Which Longhorn runs, again (a new term, a resync); then every job, and every job name a CronJob
  * is still labelled with (its job may be gone). */
 static int enqueue_all(cw_shell *s)
 {
     cw_strlist keys;
-    cw_error err;
-    cw_error_init(&err);
-    if (cw_lh_watch_update(s->state, s, NULL, &err) != CW_OK)
-        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
-               CW_LS("error", err.message));
+    cw_lh_watch_refresh(s);
     cw_strlist_init(&keys);
     int rc = cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
     if (rc == CW_OK)
@@ -393,7 +355,7 @@ static const cw_informer_def informers[] = {
                         .keep = (const char *const[]){"metadata.name", "metadata.namespace",
                                                       "metadata.resourceVersion", "value", NULL},
                         .handler = on_setting},
-    [CW_RJ_MANAGERS] = CW_LH_MANAGER_INFORMER(on_manager),
+    [CW_RJ_MANAGERS] = CW_LH_MANAGER_INFORMER,
 };
 
 const cw_reconciler_ops cw_recurringjob_reconciler = {
@@ -405,7 +367,7 @@ const cw_reconciler_ops cw_recurringjob_reconciler = {
     .default_enabled = 1,
     CW_RECONCILER_TABLES(opts, informers),
     CW_RECONCILER_CONFIG(cw_recurringjob_config, config_init, cw_ctrl_policy_config_fini),
-    CW_RECONCILER_STATE(init, fini),
+    CW_RECONCILER_STATE(init, cw_lh_watch_delete),
     .enqueue_all = enqueue_all,
     .reconcile = reconcile,
 };

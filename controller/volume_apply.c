@@ -46,22 +46,8 @@ static int config_init(void *p, cw_error *err)
 static int init(cw_shell *s, void **state, cw_error *err)
 {
     const cw_volume_config *c = s->env.config;
-    cw_lh_watch *w = malloc(sizeof(*w));
-    int rc =
-        w ? cw_lh_watch_init(w, s, CW_LH_RECONCILER_VOLUME, CW_VOLUME_MANAGERS, &c->longhorn, err)
-          : cw_error_oom(err);
-    if (rc != CW_OK) {
-        free(w);
-        return rc;
-    }
-    *state = w;
-    return CW_OK;
-}
-
-static void fini(void *state)
-{
-    cw_lh_watch_free(state);
-    free(state);
+    return cw_lh_watch_new(s, CW_LH_RECONCILER_VOLUME, CW_VOLUME_MANAGERS, CW_VOLUME_VOLUMES,
+                           &c->longhorn, state, err);
 }
 
 /* ---- what it reads ---- */
@@ -171,34 +157,10 @@ static void on_rj(void *ud, cw_informer_op op, const char *key, json_object *old
     cw_strlist_free(&keys);
 }
 
-/* The longhorn-manager DaemonSet changed: when which Longhorn runs did, every volume is looked at
- * again (standing down or writing again). */
-static void on_manager(void *ud, cw_informer_op op, const char *key, json_object *old,
-                       json_object *obj)
-{
-    (void)op;
-    (void)key;
-    (void)old;
-    (void)obj;
-    cw_shell *s = ud;
-    cw_error err;
-    int changed = 0;
-    cw_error_init(&err);
-    if (cw_lh_watch_update(s->state, s, &changed, &err) != CW_OK)
-        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
-               CW_LS("error", err.message));
-    if (changed)
-        cw_informer_enqueue_all(cw_shell_informer(s, CW_VOLUME_VOLUMES), s->env.queue);
-}
-
 /* Which Longhorn runs, again (a new term, a resync); then every volume. */
 static int enqueue_all(cw_shell *s)
 {
-    cw_error err;
-    cw_error_init(&err);
-    if (cw_lh_watch_update(s->state, s, NULL, &err) != CW_OK)
-        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
-               CW_LS("error", err.message));
+    cw_lh_watch_refresh(s);
     return cw_informer_enqueue_all(cw_shell_informer(s, CW_VOLUME_VOLUMES), s->env.queue);
 }
 
@@ -304,7 +266,7 @@ static const cw_informer_def informers[] = {
     [CW_VOLUME_RECURRINGJOBS] = {CW_INFORMER_RESOURCE("recurringjobs", "longhorn.io", NULL,
                                                       "recurringjobs"),
                                  .transform = rj_slim, .index = rj_index, .handler = on_rj},
-    [CW_VOLUME_MANAGERS] = CW_LH_MANAGER_INFORMER(on_manager),
+    [CW_VOLUME_MANAGERS] = CW_LH_MANAGER_INFORMER,
 };
 
 const cw_reconciler_ops cw_volume_reconciler = {
@@ -315,7 +277,7 @@ const cw_reconciler_ops cw_volume_reconciler = {
     .default_enabled = 1,
     CW_RECONCILER_TABLES(opts, informers),
     CW_RECONCILER_CONFIG(cw_volume_config, config_init, cw_ctrl_policy_config_fini),
-    CW_RECONCILER_STATE(init, fini),
+    CW_RECONCILER_STATE(init, cw_lh_watch_delete),
     .enqueue_all = enqueue_all,
     .reconcile = reconcile,
 };
