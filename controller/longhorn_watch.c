@@ -54,32 +54,31 @@ void cw_lh_watch_delete(void *state)
         watch_free(state);
 }
 
-void cw_lh_watch_refresh(cw_shell *s)
+/* cw_lh_watch_update on the shell's watch, a failure logged. */
+static void update_logged(cw_shell *s, int *changed)
 {
     cw_error err;
     cw_error_init(&err);
-    if (cw_lh_watch_update(s->state, s, NULL, &err) != CW_OK)
+    if (cw_lh_watch_update(s->state, s, changed, &err) != CW_OK)
         cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
                CW_LS("error", err.message));
+}
+
+void cw_lh_watch_refresh(cw_shell *s)
+{
+    update_logged(s, NULL);
 }
 
 void cw_lh_watch_on_manager(void *ud, cw_informer_op op, const char *key, json_object *old,
                             json_object *obj)
 {
-    (void)op;
-    (void)key;
-    (void)old;
-    (void)obj;
     cw_shell *s = ud;
-    cw_lh_watch *w = s->state;
-    cw_error err;
     int changed = 0;
-    cw_error_init(&err);
-    if (cw_lh_watch_update(w, s, &changed, &err) != CW_OK)
-        cw_log(CW_LOG_WARN, "could not tell which Longhorn runs", CW_LS("controller", s->r->name),
-               CW_LS("error", err.message));
+    (void)op, (void)key, (void)old, (void)obj;
+    update_logged(s, &changed);
     if (changed) /* its status changing alone changes nothing */
-        cw_informer_enqueue_all(cw_shell_informer(s, w->requeue), s->env.queue);
+        cw_informer_enqueue_all(cw_shell_informer(s, ((cw_lh_watch *)s->state)->requeue),
+                                s->env.queue);
 }
 
 /* ---- reading ---- */

@@ -220,45 +220,72 @@ static const answer loop_answers[] = {
     {"GET " BASE "?watch=1&resourceVersion=50&", 200, EV("MODIFIED", S("b", "51"))},
 };
 
+/* The run loop over the script's answers until they run out, with a default handler feeding q and
+ * the informer's metrics in im; logging off (retries and errors log on purpose). */
+typedef struct loop_fixture {
+    script s;
+    cw_kube_client *kube;
+    cw_informer inf;
+    cw_queue q;
+    cw_metrics m;
+    cw_informer_metrics im;
+} loop_fixture;
+
+static void loop_run(loop_fixture *f, const answer *answers, size_t n)
+{
+    cw_error err;
+    memset(f, 0, sizeof(*f));
+    f->s.answers = answers;
+    f->s.n = n;
+    f->kube = new_client(&f->s);
+    cw_metrics_init(&f->m);
+    assert_int_equal(cw_informer_metrics_register(&f->m, &f->im, &err), CW_OK);
+    assert_int_equal(cw_queue_init(&f->q, NULL, &err), CW_OK);
+    cw_informer_config cfg = {
+        .name = "schedules",
+        .kube = f->kube,
+        .resource = {"velero.io", "v1", "schedules", NULL},
+        .queue = &f->q,
+        .backoff_base = 0.01,
+        .backoff_max = 0.02,
+        .watch_timeout = 60,
+        .metrics = &f->im,
+    };
+    assert_int_equal(cw_informer_init(&f->inf, &cfg, &err), CW_OK);
+    f->s.inf = &f->inf;
+    cw_log_configure(CW_LOG_OFF, CW_LOG_TEXT, stderr);
+    cw_informer_run(&f->inf); /* returns when the script runs out */
+    cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
+    if (f->s.failure[0])
+        fail_msg("%s", f->s.failure);
+    assert_int_equal(f->s.i, f->s.n);
+}
+
+static void loop_free(loop_fixture *f)
+{
+    cw_informer_free(&f->inf);
+    cw_queue_free(&f->q);
+    cw_kube_client_free(f->kube);
+    cw_metrics_free(&f->m);
+}
+
 /* The run loop, with a default handler feeding a queue. */
 static void run_loop_reconnects(void **state)
 {
     (void)state;
-    script s = {.answers = loop_answers, .n = N(loop_answers)};
-    cw_kube_client *kube = new_client(&s);
-    cw_informer inf;
-    cw_queue q;
-    cw_error err;
-    assert_int_equal(cw_queue_init(&q, NULL, &err), CW_OK);
-    cw_informer_config cfg = {
-        .kube = kube,
-        .resource = {"velero.io", "v1", "schedules", NULL},
-        .queue = &q,
-        .backoff_base = 0.01,
-        .backoff_max = 0.02,
-        .watch_timeout = 60,
-    };
-    assert_int_equal(cw_informer_init(&inf, &cfg, &err), CW_OK);
-    s.inf = &inf;
-    cw_log_configure(CW_LOG_ERROR, CW_LOG_TEXT, stderr); /* the retries log warnings */
-    cw_informer_run(&inf);                               /* returns when the script runs out */
-    cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
-    if (s.failure[0])
-        fail_msg("%s", s.failure);
-    assert_int_equal(s.i, s.n);
-    expect_keys(&inf, "velero/b", "after the loop");
+    loop_fixture f;
+    loop_run(&f, loop_answers, N(loop_answers));
+    expect_keys(&f.inf, "velero/b", "after the loop");
     /* Queued keys: a (list), b (watch); a's deletion by the relist queues a again (deduped). */
     char *key = NULL;
-    assert_int_equal(cw_queue_get(&q, 0, &key), CW_OK);
+    assert_int_equal(cw_queue_get(&f.q, 0, &key), CW_OK);
     assert_string_equal(key, "velero/a");
     free(key);
-    assert_int_equal(cw_queue_get(&q, 0, &key), CW_OK);
+    assert_int_equal(cw_queue_get(&f.q, 0, &key), CW_OK);
     assert_string_equal(key, "velero/b");
     free(key);
-    assert_int_equal(cw_queue_get(&q, 0, &key), CW_QUEUE_EMPTY);
-    cw_informer_free(&inf);
-    cw_queue_free(&q);
-    cw_kube_client_free(kube);
+    assert_int_equal(cw_queue_get(&f.q, 0, &key), CW_QUEUE_EMPTY);
+    loop_free(&f);
 }
 
 static const answer unserved_answers[] = {
@@ -275,43 +302,14 @@ static const answer unserved_answers[] = {
 static void a_resource_gone_while_watched_is_listed(void **state)
 {
     (void)state;
-    script s = {.answers = unserved_answers, .n = N(unserved_answers)};
-    cw_kube_client *kube = new_client(&s);
-    cw_informer inf;
-    cw_queue q;
-    cw_error err;
-    cw_metrics m;
-    cw_informer_metrics im;
-    cw_metrics_init(&m);
-    assert_int_equal(cw_informer_metrics_register(&m, &im, &err), CW_OK);
-    assert_int_equal(cw_queue_init(&q, NULL, &err), CW_OK);
-    cw_informer_config cfg = {
-        .name = "schedules",
-        .kube = kube,
-        .resource = {"velero.io", "v1", "schedules", NULL},
-        .queue = &q,
-        .backoff_base = 0.01,
-        .backoff_max = 0.02,
-        .watch_timeout = 60,
-        .metrics = &im,
-    };
-    assert_int_equal(cw_informer_init(&inf, &cfg, &err), CW_OK);
-    s.inf = &inf;
-    cw_log_configure(CW_LOG_OFF, CW_LOG_TEXT, stderr); /* the 404 logs an error on purpose */
-    cw_informer_run(&inf);
-    cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
-    if (s.failure[0])
-        fail_msg("%s", s.failure);
-    assert_int_equal(s.i, s.n);
-    expect_keys(&inf, "velero/a,velero/b", "served again");
-    assert_int_equal(cw_informer_missing(&inf), 0);
+    loop_fixture f;
+    loop_run(&f, unserved_answers, N(unserved_answers));
+    expect_keys(&f.inf, "velero/a,velero/b", "served again");
+    assert_int_equal(cw_informer_missing(&f.inf), 0);
     const char *err_lists[] = {"schedules", "error"}, *res[] = {"schedules"};
-    assert_true(cw_metrics_value(im.lists, err_lists) == 2);
-    assert_true(cw_metrics_value(im.watch_errors, res) == 1);
-    cw_informer_free(&inf);
-    cw_queue_free(&q);
-    cw_kube_client_free(kube);
-    cw_metrics_free(&m);
+    assert_true(cw_metrics_value(f.im.lists, err_lists) == 2);
+    assert_true(cw_metrics_value(f.im.watch_errors, res) == 1);
+    loop_free(&f);
 }
 
 /* The index: Backups by "namespace/schedule label", deep copies sorted by key. */

@@ -180,11 +180,7 @@ static void a_longhorn_it_does_not_know(void **state)
     };
     shell_expect(&f, down, N(down));
     /* The watch brings the DaemonSet upgraded to 1.4.4; a resync looks again. */
-    shell_cached(&f, CW_RJ_MANAGERS,
-                 "{'metadata':{'name':'longhorn-manager','namespace':'longhorn-system',"
-                 "'resourceVersion':'2'},'spec':{'template':{'spec':{'containers':[{'name':"
-                 "'longhorn-manager','image':'longhornio/longhorn-manager:v1.4.4'}]}}}}");
-    assert_int_equal(cw_shell_enqueue_all(f.shell), CW_OK);
+    shell_manager_runs(&f, CW_RJ_MANAGERS, "longhornio/longhorn-manager:v1.4.4");
     shell_reconcile(&f, key, "created", -1, 0, 1, "Longhorn 1.4: written as its manager writes");
     static const shell_series up[] = {
         {STANDING("unsupported-version"), 0},

@@ -31,20 +31,24 @@
 #define WRITES(verb, result)                                                                       \
     "cronwarden_controller_volume_writes_total{verb=\"" verb "\",result=\"" result "\"}"
 
+/* Versions discovered, the three caches listed: these volumes, no job, the DaemonSet running tag.
+ */
+#define STARTS_WITH(tag, ...)                                                                      \
+    "GET /apis/longhorn.io " GROUP, "GET /apis/longhorn.io/v1beta1 " SERVES("volumes"),            \
+        "GET /apis/longhorn.io " GROUP, "GET /apis/longhorn.io/v1beta1 " SERVES("recurringjobs"),  \
+        "GET " VOLUMES " 200 " LIST(__VA_ARGS__),                                                  \
+        "GET /apis/longhorn.io/v1beta1" NS "/recurringjobs 200 " LIST(),                           \
+        "GET /apis/apps/v1" NS "/daemonsets 200 " LIST(MANAGER(tag))
+
 static const char *const answers[] = {
-    "GET /apis/longhorn.io " GROUP,
-    "GET /apis/longhorn.io/v1beta1 " SERVES("volumes"),
-    "GET /apis/longhorn.io " GROUP,
-    "GET /apis/longhorn.io/v1beta1 " SERVES("recurringjobs"),
-    "GET " VOLUMES " 200 " LIST(
+    STARTS_WITH(
+        "v1.2.6",
         VOL("bare", "\"app\":\"db\"", "") "," VOL("legacy", "", LEGACY("*/1 * * * *")) "," VOL(
             "invalid", "",
             LEGACY("61 * * * *")) "," VOL("labelled",
                                           "\"recurring-job-group.longhorn.io/gold\":\"disabled\"",
                                           "") "," VOL("clone", "",
                                                       ",\"cloneMode\":\"linked-clone\"")),
-    "GET /apis/longhorn.io/v1beta1" NS "/recurringjobs 200 " LIST(),
-    "GET /apis/apps/v1" NS "/daemonsets 200 " LIST(MANAGER("v1.2.6")),
     PATCH("bare") "200 {}",
     PATCH("bare") "409 " STATUS(409, "Conflict"),
     PATCH("bare") "404 " STATUS(404, "NotFound"),
@@ -97,13 +101,7 @@ static void every_answer_of_the_api(void **state)
 }
 
 static const char *const dev_answers[] = {
-    "GET /apis/longhorn.io " GROUP,
-    "GET /apis/longhorn.io/v1beta1 " SERVES("volumes"),
-    "GET /apis/longhorn.io " GROUP,
-    "GET /apis/longhorn.io/v1beta1 " SERVES("recurringjobs"),
-    "GET " VOLUMES " 200 " LIST(VOL("bare", "", "")),
-    "GET /apis/longhorn.io/v1beta1" NS "/recurringjobs 200 " LIST(),
-    "GET /apis/apps/v1" NS "/daemonsets 200 " LIST(MANAGER("master-head")),
+    STARTS_WITH("master-head", VOL("bare", "", "")),
     PATCH("bare") "200 {}",
 };
 
@@ -129,11 +127,7 @@ static void a_development_build_stands_it_down(void **state)
          1},
     };
     shell_expect(&f, down, N(down));
-    shell_cached(&f, CW_VOLUME_MANAGERS,
-                 "{'metadata':{'name':'longhorn-manager','namespace':'longhorn-system',"
-                 "'resourceVersion':'2'},'spec':{'template':{'spec':{'containers':[{'name':"
-                 "'longhorn-manager','image':'longhornio/longhorn-manager:v1.10.2'}]}}}}");
-    assert_int_equal(cw_shell_enqueue_all(f.shell), CW_OK);
+    shell_manager_runs(&f, CW_VOLUME_MANAGERS, "longhornio/longhorn-manager:v1.10.2");
     shell_reconcile(&f, bare, "default_label", -1, 0, 1, "Longhorn 1.10: the default group");
     static const shell_series up[] = {
         {"cronwarden_controller_standing_down{controller=\"volume\",reason=\"dev-build\"}", 0},
