@@ -62,19 +62,27 @@ static const char *const answers[] = {
     EVENT, /* LegacyRecurringJobsNotMigrated, once */
 };
 
+/* The reconciler's config as the flags make it (Longhorn's namespace, --name-scheme longhorn,
+ * --longhorn-version auto), the shell started on the script. */
+static void start(shell_fixture *f, cw_volume_config *cfg, const char *const *lines, size_t n)
+{
+    cw_error err;
+    cw_error_init(&err);
+    memset(cfg, 0, sizeof(*cfg));
+    assert_int_equal(
+        cw_ctrl_policy_config_init(cfg, "--longhorn-namespace", "longhorn-system", 0, &err), CW_OK);
+    cfg->decide = (cw_volctl_config){
+        .policy = &cfg->base.policy, .scheme = CW_NAMES_LONGHORN, .namespace = "longhorn-system"};
+    assert_int_equal(cw_lh_parse_version_flag("auto", &cfg->longhorn, &err), CW_OK);
+    shell_start(f, &cw_volume_reconciler, cfg, lines, n);
+}
+
 static void every_answer_of_the_api(void **state)
 {
     (void)state;
     shell_fixture f;
-    cw_volume_config cfg = {0};
-    cw_error err;
-    cw_error_init(&err);
-    assert_int_equal(
-        cw_ctrl_policy_config_init(&cfg, "--longhorn-namespace", "longhorn-system", 0, &err),
-        CW_OK);
-    cfg.decide = (cw_volctl_config){
-        .policy = &cfg.base.policy, .scheme = CW_NAMES_LONGHORN, .namespace = "longhorn-system"};
-    shell_start(&f, &cw_volume_reconciler, &cfg, answers, N(answers));
+    cw_volume_config cfg;
+    start(&f, &cfg, answers, N(answers));
     const char *bare = "longhorn-system/bare", *legacy = "longhorn-system/legacy";
     shell_reconcile(&f, bare, "default_label", -1, 0, 1, "no job label: the default group");
     shell_reconcile(&f, bare, "conflict", 1000, 0, 1, "409: decided again on the new version");
@@ -109,15 +117,8 @@ static void a_development_build_stands_it_down(void **state)
 {
     (void)state;
     shell_fixture f;
-    cw_volume_config cfg = {0};
-    cw_error err;
-    cw_error_init(&err);
-    assert_int_equal(
-        cw_ctrl_policy_config_init(&cfg, "--longhorn-namespace", "longhorn-system", 0, &err),
-        CW_OK);
-    cfg.decide = (cw_volctl_config){.policy = &cfg.base.policy, .namespace = "longhorn-system"};
-    assert_int_equal(cw_lh_parse_version_flag("auto", &cfg.longhorn, &err), CW_OK);
-    shell_start(&f, &cw_volume_reconciler, &cfg, dev_answers, N(dev_answers));
+    cw_volume_config cfg;
+    start(&f, &cfg, dev_answers, N(dev_answers));
     const char *bare = "longhorn-system/bare";
     shell_reconcile(&f, bare, "standing_down", -1, 0, 0, "master-head: no request at all");
     static const shell_series down[] = {
