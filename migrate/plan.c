@@ -617,6 +617,9 @@ static int add_cronjob(cw_plan *p, json_object *obj, const char *av, const char 
 int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err)
 {
     const char *av = NULL;
+    if (p->finish_called)
+        return cw_error_set(err, CW_EINVAL,
+                            "the plan is already finished: no object can be added to it");
     if (!json_object_is_type(obj, json_type_object))
         return CW_OK;
     obj_kind k = classify(p, obj, &av);
@@ -775,6 +778,8 @@ static int finalize_item(const cw_plan *p, cw_plan_item *it)
 {
     free(it->reason);
     it->reason = NULL;
+    free(it->new_selector);
+    it->new_selector = NULL;
     cw_strlist_clear(&it->add_labels);
     if (!it->has_legacy) {
         it->action = CW_ACT_NONE;
@@ -911,6 +916,11 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
 {
     int rc = CW_OK;
     unsigned char *needed = NULL;
+    /* Once per plan, even after a failure: a second run would decide again over decided jobs
+     * and items and add a second set of orders to the item file. */
+    if (p->finish_called)
+        return cw_error_set(err, CW_EINVAL, "the plan is already finished: it is finished once");
+    p->finish_called = 1;
     if (!p->rj_api_version && !(p->rj_api_version = strdup("longhorn.io/v1beta1")))
         return cw_error_oom(err);
 
