@@ -18,6 +18,7 @@ typedef struct answer {
     const char *request; /* "GET <path prefix>" the request must start with */
     long status;         /* 0: connection reset */
     const char *body;
+    int minute_later; /* run-loop tests: a minute has passed since the last "not served" line */
 } answer;
 
 typedef struct script {
@@ -45,6 +46,8 @@ static int scripted(void *ud, const char *method, const char *path, int attempt,
         return 1;
     }
     const answer *a = &s->answers[s->i++];
+    if (a->minute_later && s->inf && s->inf->missing_logged > 0)
+        s->inf->missing_logged -= 61;
     if (strncmp(req, a->request, strlen(a->request)) != 0 && !s->failure[0])
         snprintf(s->failure, sizeof(s->failure), "request %zu: %s\n want: %s...", s->i, req,
                  a->request);
@@ -231,7 +234,8 @@ typedef struct loop_fixture {
     cw_informer_metrics im;
 } loop_fixture;
 
-static void loop_run(loop_fixture *f, const answer *answers, size_t n)
+/* log: where the loop logs (at warning and above); NULL: nowhere. */
+static void loop_run_log(loop_fixture *f, const answer *answers, size_t n, FILE *log)
 {
     cw_error err;
     memset(f, 0, sizeof(*f));
@@ -253,12 +257,17 @@ static void loop_run(loop_fixture *f, const answer *answers, size_t n)
     };
     assert_int_equal(cw_informer_init(&f->inf, &cfg, &err), CW_OK);
     f->s.inf = &f->inf;
-    cw_log_configure(CW_LOG_OFF, CW_LOG_TEXT, stderr);
+    cw_log_configure(log ? CW_LOG_WARN : CW_LOG_OFF, CW_LOG_TEXT, log ? log : stderr);
     cw_informer_run(&f->inf); /* returns when the script runs out */
     cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
     if (f->s.failure[0])
         fail_msg("%s", f->s.failure);
     assert_int_equal(f->s.i, f->s.n);
+}
+
+static void loop_run(loop_fixture *f, const answer *answers, size_t n)
+{
+    loop_run_log(f, answers, n, NULL);
 }
 
 static void loop_free(loop_fixture *f)
@@ -309,6 +318,47 @@ static void a_resource_gone_while_watched_is_listed(void **state)
     const char *err_lists[] = {"schedules", "error"}, *res[] = {"schedules"};
     assert_true(cw_metrics_value(f.im.lists, err_lists) == 2);
     assert_true(cw_metrics_value(f.im.watch_errors, res) == 1);
+    loop_free(&f);
+}
+
+#define NOT_SERVED "GET " BASE "?limit=100", 404, "404 page not found"
+static const answer missing_answers[] = {
+    {NOT_SERVED},    /* said: an error naming the resource */
+    {NOT_SERVED},    /* retried quietly */
+    {NOT_SERVED},    /* quietly */
+    {NOT_SERVED, 1}, /* a minute later: said again */
+    {NOT_SERVED},    /* quietly */
+    {"GET " BASE "?limit=100", 200, LIST("10", "", S("a", "1"))},
+};
+
+/* A resource the server does not serve (its CRD not installed): one error line a minute naming
+ * it, not a warning per retry; /readyz's informer_missing until it is served. */
+static void a_missing_resource_is_said_once_a_minute(void **state)
+{
+    (void)state;
+    loop_fixture f;
+    char *logged = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&logged, &len);
+    loop_run_log(&f, missing_answers, N(missing_answers), log);
+    fclose(log);
+    static const char said[] =
+        "level=error msg=\"the API server does not serve a resource this reconciler needs; "
+        "waiting for it (install its CRD, or leave the reconciler out of --controllers)\" "
+        "informer=schedules resource=schedules.velero.io/v1 ";
+    size_t errors = 0, warnings = 0;
+    for (const char *p = logged; (p = strstr(p, "level=")); p++) {
+        errors += !strncmp(p, said, sizeof(said) - 1);
+        warnings += !strncmp(p, "level=warn", 10);
+    }
+    if (errors != 2 || warnings != 0)
+        fail_msg("want 2 error lines and no warning, got %zu and %zu:\n%s", errors, warnings,
+                 logged);
+    expect_keys(&f.inf, "velero/a", "served at last");
+    assert_int_equal(cw_informer_missing(&f.inf), 0);
+    const char *err_lists[] = {"schedules", "error"};
+    assert_true(cw_metrics_value(f.im.lists, err_lists) == 5);
+    free(logged);
     loop_free(&f);
 }
 
@@ -387,6 +437,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_watch_gone_relist),
         cmocka_unit_test(a_resource_gone_while_watched_is_listed),
+        cmocka_unit_test(a_missing_resource_is_said_once_a_minute),
         cmocka_unit_test(paged_list_restarts_when_its_token_expires),
         cmocka_unit_test(run_loop_reconnects),
         cmocka_unit_test(store_index),
