@@ -4,10 +4,12 @@
  * a 409 on the update (decided again) and on the create (someone else's CronJob: a Warning Event
  * CronJobNameTaken, retried); a 404 under the update; a 403 (WriteForbidden once); a 500; an
  * invalid job (InvalidRecurringJob once); and a write war: another manager undoing the update
- * again and again is fought three times, then left alone with a WriteWar Event. Which Longhorn
- * runs: a version it does not know stands it down (no request at all, the gauge, the info
- * metric) until the DaemonSet names one it knows; without a DaemonSet the CRDs say (discovery,
- * a failed one retried); --longhorn-version forces one and is checked at start-up. */
+ * again and again is fought three times, then left alone with a WriteWar Event; a cache behind
+ * cronwarden's own write (the live CronJob in sync: no PUT). Which Longhorn runs: a version it
+ * does not know stands it down (no request at all, the gauge, the info metric) until the
+ * DaemonSet names one it knows; without a DaemonSet the CRDs say (discovery, a failed one
+ * retried; those of several minors stand it down in the reconcile that finds them out);
+ * --longhorn-version forces one and is checked at start-up. */
 #include "shell_test.h"
 
 #include "controller/recurringjob_apply.h"
@@ -221,6 +223,80 @@ static void without_a_daemonset_the_crds_say(void **state)
     cw_ctrl_policy_config_fini(&cfg);
 }
 
+/* The live CronJob is asked again before an update: the cache may be behind cronwarden's own
+ * write (its watch event not there yet), and writing the same content again would be a needless
+ * PUT, counted by the write-war guard as a rewrite after someone undid it. Filled in at run time
+ * with what the create sent. */
+static char live_in_sync[6000];
+static const char *in_sync_answers[] = {
+    STARTS_WITH(MANAGER), CREATE_CJ WROTE("cj-1", "10"),
+    NULL, /* GET_CJ: what was created (live_in_sync) */
+};
+
+static void a_cache_behind_its_own_write_writes_nothing(void **state)
+{
+    (void)state;
+    shell_fixture f;
+    cw_recurringjob_config cfg;
+    const size_t create = N(in_sync_answers) - 2;
+    start(&f, &cfg, NULL, in_sync_answers, N(in_sync_answers));
+    const char *key = "longhorn-system/hourly";
+    shell_reconcile(&f, key, "created", -1, 0, 1, "no CronJob: created");
+    json_object *created = shell_sent(&f, create);
+    assert_non_null(created);
+    json_object *meta = json_object_object_get(created, "metadata");
+    json_object_object_add(meta, "uid", json_object_new_string("cj-1"));
+    json_object_object_add(meta, "resourceVersion", json_object_new_string("10"));
+    snprintf(live_in_sync, sizeof(live_in_sync), "%s200 %s", GET_CJ,
+             json_object_to_json_string_ext(created, JSON_C_TO_STRING_PLAIN));
+    json_object_put(created);
+    in_sync_answers[N(in_sync_answers) - 1] = live_in_sync;
+    /* The cache still holds an older CronJob (the create's event not seen yet). */
+    shell_cached(&f, CW_RJ_CRONJOBS, CJ("hourly", "cj-1", "older"));
+    shell_reconcile(&f, key, "insync", -1, 0, 1, "the live one is in sync: no PUT");
+    static const shell_series want[] = {
+        {WRITES("create_cronjob", "ok"), 1},
+        {WRITES("update_cronjob", "ok"), 0},
+    };
+    shell_expect(&f, want, N(want));
+    shell_finish(&f);
+    cw_ctrl_policy_config_fini(&cfg);
+}
+
+/* What Longhorn 1.6, 1.7 and 1.8 all serve (tests/fixtures/longhorn-1.{6.4,7.4,8.2}/crds.yaml and
+ * the CRDs only they add): the same in each served version. */
+#define SERVES_1_6_TO_1_8                                                                          \
+    "200 {\"resources\":[{\"name\":\"backupbackingimages\"},{\"name\":\"orphans\"},"               \
+    "{\"name\":\"recurringjobs\"},{\"name\":\"supportbundles\"},"                                  \
+    "{\"name\":\"volumeattachments\"},{\"name\":\"volumes\"}]}"
+static const char *const ambiguous_answers[] = {
+    STARTS_WITH(),
+    /* no DaemonSet, and CRDs three minors share: which CronJob to write is not known */
+    "GET /apis/longhorn.io/v1beta1 " SERVES_1_6_TO_1_8,
+    "GET /apis/longhorn.io/v1beta2 " SERVES_1_6_TO_1_8,
+};
+
+/* Found out in the reconcile itself (no DaemonSet to identify from before it): the reconcile
+ * stands down there and then, with no request but discovery; the next ones make none at all. */
+static void crds_of_several_minors_stand_it_down(void **state)
+{
+    (void)state;
+    shell_fixture f;
+    cw_recurringjob_config cfg;
+    start(&f, &cfg, NULL, ambiguous_answers, N(ambiguous_answers));
+    const char *key = "longhorn-system/hourly";
+    shell_reconcile(&f, key, "standing_down", -1, 0, 2, "the CRDs of 1.6-1.8: no CronJob");
+    shell_reconcile(&f, key, "standing_down", -1, 0, 0, "still: no request at all");
+    static const shell_series want[] = {
+        {STANDING("crds-ambiguous"), 1},
+        {INFO("1.6-1.8", "", "crds"), 1},
+        {WRITES("create_cronjob", "ok"), 0},
+    };
+    shell_expect(&f, want, N(want));
+    shell_finish(&f);
+    cw_ctrl_policy_config_fini(&cfg);
+}
+
 static const char *const forced_answers[] = {
     STARTS_WITH(MANAGER_TAG("v9.0.0", "1")),
     CREATE_CJ WROTE("cj-1", "10"),
@@ -265,4 +341,6 @@ static void the_flag_forces_a_version(void **state)
 SHELL_TEST_MAIN(cmocka_unit_test(every_answer_of_the_api),
                 cmocka_unit_test(a_longhorn_it_does_not_know),
                 cmocka_unit_test(without_a_daemonset_the_crds_say),
+                cmocka_unit_test(crds_of_several_minors_stand_it_down),
+                cmocka_unit_test(a_cache_behind_its_own_write_writes_nothing),
                 cmocka_unit_test(the_flag_forces_a_version))
