@@ -162,9 +162,10 @@ static void start(shell_fixture *f, cw_recurringjob_config *cfg, const char *ver
     shell_start(f, &cw_recurringjob_reconciler, cfg, lines, n);
 }
 
-static const char *const unknown_answers[] = {
+/* The DaemonSet runs v9.0.0; one CronJob is created in the end (after the DaemonSet runs 1.4.4, or
+ * as the flag says). */
+static const char *const v9_answers[] = {
     STARTS_WITH(MANAGER_TAG("v9.0.0", "1")),
-    /* standing down: nothing at all; then the DaemonSet runs 1.4.4 */
     CREATE_CJ WROTE("cj-1", "10"),
 };
 
@@ -173,7 +174,7 @@ static void a_longhorn_it_does_not_know(void **state)
     (void)state;
     shell_fixture f;
     cw_recurringjob_config cfg;
-    start(&f, &cfg, "auto", unknown_answers, N(unknown_answers));
+    start(&f, &cfg, "auto", v9_answers, N(v9_answers));
     const char *key = "longhorn-system/hourly";
     shell_reconcile(&f, key, "standing_down", -1, 0, 0, "Longhorn 9.0: no request at all");
     static const shell_series down[] = {
@@ -297,11 +298,6 @@ static void crds_of_several_minors_stand_it_down(void **state)
     cw_ctrl_policy_config_fini(&cfg);
 }
 
-static const char *const forced_answers[] = {
-    STARTS_WITH(MANAGER_TAG("v9.0.0", "1")),
-    CREATE_CJ WROTE("cj-1", "10"),
-};
-
 static void the_flag_forces_a_version(void **state)
 {
     (void)state;
@@ -325,7 +321,7 @@ static void the_flag_forces_a_version(void **state)
         assert_string_equal(err.message, bad[i].message);
         cw_ctrl_policy_config_fini(&cfg);
     }
-    start(&f, &cfg, "v1.3.3", forced_answers, N(forced_answers));
+    start(&f, &cfg, "v1.3.3", v9_answers, N(v9_answers));
     shell_reconcile(&f, "longhorn-system/hourly", "created", -1, 0, 1,
                     "the image says 9.0, the flag 1.3: written as 1.3");
     static const shell_series want[] = {
