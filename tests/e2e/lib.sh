@@ -367,6 +367,32 @@ lh_manager() {
     kc apply -n longhorn-system -f - >/dev/null || e2e_fail "cannot apply the longhorn-manager DaemonSet ($1)"
 }
 
+# lh_like_fixture VERSION NAMESPACE NAME: CronJob NAMESPACE/NAME is what Longhorn VERSION's manager
+# writes (tests/fixtures/longhorn-VERSION/cronjob-NAME.json): the last-applied annotation byte for
+# byte, the labels, the owner, and the spec less what the 1.20 apiserver fills in (the objects are
+# batch/v1beta1 on Kubernetes 1.20 whatever the release writes; 1.20 defaults
+# failedJobsHistoryLimit, which 1.2 and 1.3 leave out; creationTimestamp, printed as null by 1.20
+# where 1.10+'s libraries leave it out).
+LH_ANN='.metadata.annotations["longhorn.io/last-applied-cronjob-spec"]'
+lh_like_fixture() {
+  local f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/cronjob-$3.json got
+  local spec='.spec | del(.suspend, .jobTemplate.spec.template.spec.dnsPolicy, .jobTemplate.spec.template.spec.schedulerName,
+    .jobTemplate.spec.template.spec.securityContext, .jobTemplate.spec.template.spec.terminationGracePeriodSeconds,
+    .jobTemplate.spec.template.spec.containers[0].terminationMessagePath, .jobTemplate.spec.template.spec.containers[0].terminationMessagePolicy,
+    .jobTemplate.spec.template.spec.containers[0].imagePullPolicy, .jobTemplate.spec.template.spec.volumes[0].hostPath.type,
+    .jobTemplate.spec.template.spec.serviceAccount, .jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion)
+    | del(.. | .creationTimestamp?)'
+  [ -f "$f" ] || e2e_fail "no fixture $f"
+  got=$(kc get cronjobs.v1beta1.batch -n "$2" "$3" -o json) || e2e_fail "no CronJob $2/$3"
+  assert_eq "$(jq -r "$LH_ANN" <<<"$got")" "$(jq -r "$LH_ANN" "$f")" "Longhorn $1, $3: last-applied annotation"
+  assert_eq "$(jq -cS .metadata.labels <<<"$got")" "$(jq -cS .metadata.labels "$f")" "Longhorn $1, $3: labels"
+  assert_eq "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' <<<"$got")" \
+    "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' "$f")" "Longhorn $1, $3: owner"
+  assert_eq "$(jq -cS --argjson f "$(jq .spec "$f")" \
+      "$spec"' | if $f | has("failedJobsHistoryLimit") then . else del(.failedJobsHistoryLimit) end' <<<"$got")" \
+    "$(jq -cS "$spec" "$f")" "Longhorn $1, $3: spec (less the apiserver's defaults)"
+}
+
 # e2e_register_webhook URL CA_BUNDLE: cronwarden's mutating and validating configurations (both
 # named cronwarden) for Longhorn's RecurringJobs and Volumes in both versions, CREATE and UPDATE,
 # calling URL/mutate and URL/validate (failurePolicy Fail, sideEffects None, as deploy/ does).

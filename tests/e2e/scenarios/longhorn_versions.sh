@@ -39,7 +39,6 @@ vol() { # vol NAME JOBS-JSON: a longhorn.io/v1beta1 Volume with legacy jobs
 spec_name() { kc get "recurringjobs.$1.longhorn.io" -n "$NS" "$2" -o json | jq -c '.spec.name'; }
 
 # ---- the controller, per release ----
-ANN='.metadata.annotations["longhorn.io/last-applied-cronjob-spec"]'
 FIXED=(backup-7-7bc5443b-4fc79c10 snapshot-4-0520073e-8a390c6d) # the fixtures' two jobs
 fixture_jobs() { # fixture_jobs API-VERSION: the RecurringJobs of tests/fixtures/longhorn-*/cronjob-*.json
   kc apply -n "$NS" -f - >/dev/null <<EOF || e2e_fail "the fixtures' RecurringJobs were refused"
@@ -63,31 +62,11 @@ ctl() { # ctl NAME ARGS...: cronwarden's Longhorn reconcilers, alone (no electio
 cj() { kc get cronjobs.v1beta1.batch -n "$NS" "$1" -o json; }
 has_cj() { cj "$1" >/dev/null 2>&1; }
 no_cj() { ! has_cj "$1"; }
-# A CronJob's spec without what the 1.20 apiserver fills in (and creationTimestamp, which Kubernetes
-# 1.20 prints as null where 1.10+'s libraries leave it out).
-SPEC_OF='.spec | del(.suspend, .jobTemplate.spec.template.spec.dnsPolicy, .jobTemplate.spec.template.spec.schedulerName,
-  .jobTemplate.spec.template.spec.securityContext, .jobTemplate.spec.template.spec.terminationGracePeriodSeconds,
-  .jobTemplate.spec.template.spec.containers[0].terminationMessagePath, .jobTemplate.spec.template.spec.containers[0].terminationMessagePolicy,
-  .jobTemplate.spec.template.spec.containers[0].imagePullPolicy, .jobTemplate.spec.template.spec.volumes[0].hostPath.type,
-  .jobTemplate.spec.template.spec.serviceAccount, .jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion)
-  | del(.. | .creationTimestamp?)'
 # like_fixture VERSION: the CronJobs of the fixtures' two jobs are what tests/fixtures/longhorn-VERSION/
-# holds: the annotation byte for byte, labels, the owner's apiVersion, the spec (batch/v1beta1
-# objects on Kubernetes 1.20 whatever the release writes; 1.20 defaults failedJobsHistoryLimit,
-# which 1.2 and 1.3 leave out).
+# holds (lh_like_fixture, tests/e2e/lib.sh).
 like_fixture() {
-  local f j got
-  for j in "${FIXED[@]}"; do
-    f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/cronjob-$j.json
-    got=$(cj "$j")
-    assert_eq "$(jq -r "$ANN" <<<"$got")" "$(jq -r "$ANN" "$f")" "Longhorn $1, $j: last-applied annotation"
-    assert_eq "$(jq -cS .metadata.labels <<<"$got")" "$(jq -cS .metadata.labels "$f")" "Longhorn $1, $j: labels"
-    assert_eq "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' <<<"$got")" \
-      "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' "$f")" "Longhorn $1, $j: owner"
-    assert_eq "$(jq -cS --argjson f "$(jq .spec "$f")" \
-        "$SPEC_OF"' | if $f | has("failedJobsHistoryLimit") then . else del(.failedJobsHistoryLimit) end' <<<"$got")" \
-      "$(jq -cS "$SPEC_OF" "$f")" "Longhorn $1, $j: spec (less the apiserver's defaults)"
-  done
+  local j
+  for j in "${FIXED[@]}"; do lh_like_fixture "$1" "$NS" "$j"; done
 }
 info() { metric_sum "$1" cronwarden_controller_longhorn_version_info "version=\"$2\",minor=\"$3\",source=\"$4\""; }
 standing() { metric_sum "$1" cronwarden_controller_standing_down "controller=\"$2\",reason=\"$3\""; }
@@ -138,8 +117,6 @@ for v in 1.12.1 1.11.3 1.10.2 1.9.3 1.8.2 1.7.4 1.6.4 1.5.5 1.4.4 1.3.3 1.2.6; d
     done
     assert_eq "$(info "ctl-$v" v9.0.0 "" daemonset)" 1 "longhorn_version_info of v9.0.0"
     assert_eq "$(info "ctl-$v" "v$v" "$minor" daemonset)" 0 "longhorn_version_info of $v, after"
-    grep -qF 'msg="standing down: this reconciler makes no writes" controller=recurringjob reason=unsupported-version why="recurringjob: standing down, no CronJob is written: the longhorn-manager image longhornio/longhorn-manager:v9.0.0 is a Longhorn version cronwarden has no table for (it knows 1.2 to 1.12); --longhorn-version=1.<minor> (1.2 to 1.12) makes cronwarden write as that version'"'"'s manager"' \
-      "$(log_of "ctl-$v")" || e2e_fail "no stand-down line naming --longhorn-version in $(log_of "ctl-$v")"
     writes=$(metric_sum "ctl-$v" cronwarden_controller_recurringjob_writes_total)
     assert_ok kc delete cronjobs.v1beta1.batch -n "$NS" "${FIXED[1]}"
     assert_ok kc create -f <(rj v1beta2 while-unknown)
@@ -149,6 +126,11 @@ for v in 1.12.1 1.11.3 1.10.2 1.9.3 1.8.2 1.7.4 1.6.4 1.5.5 1.4.4 1.3.3 1.2.6; d
     assert_eq "$(metric_sum "ctl-$v" cronwarden_controller_recurringjob_writes_total)" "$writes" "writes while standing down"
     [ "$(metric_sum "ctl-$v" cronwarden_controller_reconciles_total 'outcome="standing_down"')" -ge 2 ] ||
       e2e_fail "no reconcile ended standing_down"
+    # One line per reconciler, however many reconciles stood down: the one naming the flag.
+    assert_eq "$(grep -cF 'msg="standing down: this reconciler makes no writes" controller=recurringjob reason=unsupported-version why="recurringjob: standing down, no CronJob is written: the longhorn-manager image longhornio/longhorn-manager:v9.0.0 is a Longhorn version cronwarden has no table for (it knows 1.2 to 1.12); --longhorn-version=1.<minor> (1.2 to 1.12) makes cronwarden write as that version'"'"'s manager"' \
+      "$(log_of "ctl-$v")")" 1 "recurringjob's stand-down lines naming --longhorn-version"
+    assert_eq "$(grep -c 'msg="standing down: this reconciler makes no writes" controller=volume reason=unsupported-version why=".*--longhorn-version=1.<minor>' \
+      "$(log_of "ctl-$v")")" 1 "volume's stand-down lines naming --longhorn-version"
     lh_manager "longhornio/longhorn-manager:v$v"
     wait_for 10 "writing again" eval '[ "$(standing "ctl-$v" recurringjob unsupported-version)" = 0 ]'
     for j in "${FIXED[1]}" while-unknown; do wait_for 20 "$j's CronJob, written again" has_cj "$j"; done
@@ -272,12 +254,12 @@ e2e_log "${#JOBS[@]} RecurringJobs: ${JOBS[*]}"
 for j in "${JOBS[@]}"; do wait_for 20 "the CronJob of $j" has_cj "$j"; done
 like_fixture 1.2.6
 # Every job: the golden's annotation with its name and schedule.
-golden=$(jq -r "$ANN" "$CW_SOURCE_DIR/tests/fixtures/longhorn-1.2.6/cronjob-${FIXED[1]}.json")
+golden=$(jq -r "$LH_ANN" "$CW_SOURCE_DIR/tests/fixtures/longhorn-1.2.6/cronjob-${FIXED[1]}.json")
 for j in "${JOBS[@]}"; do
   cron=$(kc get recurringjobs.v1beta1.longhorn.io -n "$NS" "$j" -o json | jq -r .spec.cron)
   want=${golden//${FIXED[1]}/$j}
   want=${want//'"schedule":"0 */6 * * *"'/'"schedule":"'$cron'"'}
-  assert_eq "$(cj "$j" | jq -r "$ANN")" "$want" "$j: the annotation Longhorn 1.2.6 writes"
+  assert_eq "$(cj "$j" | jq -r "$LH_ANN")" "$want" "$j: the annotation Longhorn 1.2.6 writes"
 done
 assert_eq "$(grep -c 'refused by the policy' "$(log_of ctl-upgrade)")" 0 "RecurringJobs refused"
 assert_eq "$(info ctl-upgrade 1.2 1.2 flag)" 1 "longhorn_version_info: 1.2 from the flag"
