@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "controller/longhorn_version.h"
 #include "defaults/opts.h"
 #include "defaults/policy.h"
 #include "defaults/recurringjob.h"
@@ -21,7 +22,7 @@
 
 /* Process configuration: the options table writes here. */
 static struct {
-    char *listen, *cert_file, *key_file, *default_group, *tls_min_version;
+    char *listen, *cert_file, *key_file, *default_group, *tls_min_version, *longhorn_version;
     long long threads, max_body, max_retain, max_connections;
     double grace, idle_timeout, reload_interval, cert_check_interval, read_header_timeout,
         request_timeout;
@@ -118,6 +119,11 @@ static const cw_opt opts[] = {
     CW_POLICY_OPT_MAX_RETAIN(&o.max_retain),
     CW_POLICY_OPT_DEFAULT_GROUP("", &o.default_group),
     CW_POLICY_OPT_SKIP_IMMEDIATELY("the value made explicit on Schedules", &o.skip_immediately),
+    CW_POLICY_OPT_LONGHORN_VERSION(
+        "the Longhorn the cluster runs, 1.<minor> or v1.<minor>.<patch>: RecurringJob tasks its "
+        "manager does not have are refused (Longhorn 1.2 runs every task but backup as a "
+        "snapshot); auto: not known, every task of the newest Longhorn is admitted",
+        &o.longhorn_version),
     {.name = "self-signed",
      .type = CW_OPT_BOOL,
      .help = "make and rotate a CA and serving certificate kept in --cert-secret",
@@ -188,6 +194,7 @@ static void log_configuration(void)
            CW_LD("shutdown_grace_s", o.grace), CW_LI("max_retain", o.max_retain),
            CW_LS("default_group", o.default_group ? o.default_group : ""),
            CW_LB("schedule_skip_immediately", o.skip_immediately),
+           CW_LS("longhorn_version", o.longhorn_version ? o.longhorn_version : ""),
            CW_LS("log_level", cw_cmd_common.log_level),
            CW_LS("log_format", cw_cmd_common.log_format), CW_LB("self_signed", o.self_signed),
            CW_LS("cert_secret", o.cert_secret ? o.cert_secret : ""),
@@ -307,11 +314,14 @@ int cw_cmd_webhook(int argc, char **argv)
     policy_ok = 1;
     policy.max_retain = (int)o.max_retain;
     policy.schedule_skip_immediately = o.skip_immediately;
-    if ((rc = cw_policy_config_set_default_group(&policy, o.default_group, &err)) != CW_OK ||
+    cw_lh_identity lh;
+    if ((rc = cw_lh_parse_version_flag(o.longhorn_version, &lh, &err)) != CW_OK ||
+        (rc = cw_policy_config_set_default_group(&policy, o.default_group, &err)) != CW_OK ||
         (rc = cw_policy_config_validate(&policy, &err)) != CW_OK) {
         code = cw_cmd_usage_error("webhook", err.message);
         goto done;
     }
+    policy.longhorn_minor = lh.minor;
     log_configuration();
 
     /* Signals are taken synchronously by the main loop; server threads inherit the mask. */

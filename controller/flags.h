@@ -17,6 +17,7 @@ typedef struct cw_ctrl_flags {
     char *oadp_namespace; /* nonadminbackup, nonadminrestore */
     cw_strlist allowed_resource_policies; /* nonadminbackup, nonadminrestore */
     char *longhorn_namespace;             /* recurringjob, volume */
+    char *longhorn_version;               /* recurringjob, volume: "auto", "1.4", "v1.4.4" */
     long long max_retain;                 /* recurringjob, volume: the policy's */
 } cw_ctrl_flags;
 
@@ -44,6 +45,12 @@ extern cw_ctrl_flags cw_ctrl_flag;
     CW_OPT_STR("longhorn-namespace", "NS", &cw_ctrl_flag.longhorn_namespace, "longhorn-system",    \
                "recurringjob, volume: Longhorn's namespace (RecurringJobs, CronJobs, Settings, "   \
                "the longhorn-manager DaemonSet, Volumes)")
+#define CW_CTRL_OPT_LONGHORN_VERSION                                                               \
+    CW_POLICY_OPT_LONGHORN_VERSION(                                                                \
+        "recurringjob, volume: the Longhorn to write as: auto (the longhorn-manager DaemonSet's "  \
+        "image tag, else what the longhorn.io CRDs serve; a version cronwarden does not know "     \
+        "makes them stand down), or 1.<minor> / v1.<minor>.<patch> to force one (1.2 to 1.12)",    \
+        &cw_ctrl_flag.longhorn_version)
 #define CW_CTRL_OPT_MAX_RETAIN CW_POLICY_OPT_MAX_RETAIN(&cw_ctrl_flag.max_retain)
 
 /* The start of a config that carries a policy (defaults/) of its own: its namespace and the

@@ -1,7 +1,11 @@
 #include "controller/longhorn_settings.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/buf.h"
+#include "lib/gostr.h"
 
 /* Go's strings.Trim(s, " "): spaces only, not tabs. [*b, *e) is the trimmed span. */
 static void trim(const char **b, const char **e)
@@ -40,8 +44,9 @@ static int is_effect(const char *b, const char *e)
     return 0;
 }
 
-/* One "key=value:effect" or "key:effect" entry, as ValidateAndUnmarshalToleration reads it. */
-static int toleration(const char *b, const char *e, json_object **out, cw_error *err)
+/* One "key=value:effect" or "key:effect" entry, as 1.2's and 1.3's ValidateAndUnmarshalToleration
+ * read it (reading 2 or 3). */
+static int toleration(int reading, const char *b, const char *e, json_object **out, cw_error *err)
 {
     trim(&b, &e);
     const char *colon = memchr(b, ':', (size_t)(e - b));
@@ -60,8 +65,14 @@ static int toleration(const char *b, const char *e, json_object **out, cw_error 
         return cw_error_oom(err);
     const char *kb = b, *ke = colon, *eq = memchr(b, '=', (size_t)(colon - b));
     int rc;
+    if (eq && reading >= 3 && count(b, colon, '=') != 1) {
+        json_object_put(t);
+        return cw_error_set(err, CW_EINVAL,
+                            "invalid toleration setting %.*s: invalid key/value pair",
+                            (int)(colon - b), b);
+    }
     if (eq) {
-        /* strings.Split(parts[0], "=")[0] and [1]: text after a second '=' is dropped. */
+        /* strings.Split(parts[0], "=")[0] and [1]: in 1.2 text after a second '=' is dropped. */
         const char *vb = eq + 1, *ve = memchr(vb, '=', (size_t)(colon - vb));
         ve = ve ? ve : colon;
         ke = eq;
@@ -88,6 +99,44 @@ static int toleration(const char *b, const char *e, json_object **out, cw_error 
     return CW_OK;
 }
 
+/* One entry as 1.4's parseToleration reads it (spaces already removed). */
+static int toleration_1_4(const char *b, const char *e, json_object **out, cw_error *err)
+{
+    const char *colon = memchr(b, ':', (size_t)(e - b));
+    /* UnmarshalTolerations wraps with "failed to parse toleration: %s" of the *Toleration it just
+     * declared, which is nil on an error: its String() prints "nil". */
+    if (count(b, e, ':') != 1)
+        return cw_error_set(err, CW_EINVAL,
+                            "failed to parse toleration: nil: missing key/value and effect pair");
+    if (!is_effect(colon + 1, e))
+        return cw_error_set(err, CW_EINVAL, "failed to parse toleration: nil: invalid effect: %.*s",
+                            (int)(e - colon - 1), colon + 1);
+    json_object *t = json_object_new_object();
+    if (!t)
+        return cw_error_oom(err);
+    size_t eqs = count(b, colon, '=');
+    const char *eq = memchr(b, '=', (size_t)(colon - b));
+    int rc = CW_OK;
+    /* Split(parts[0], "="): one part is a key (Exists), two are key=value (Equal), more leave
+     * key, value and operator empty. */
+    if (eqs == 0 && colon > b)
+        rc = add_str(t, "key", b, colon);
+    if (rc == CW_OK && eqs == 1 && eq > b)
+        rc = add_str(t, "key", b, eq);
+    if (rc == CW_OK && eqs < 2)
+        rc = add_cstr(t, "operator", eqs ? "Equal" : "Exists");
+    if (rc == CW_OK && eqs == 1 && colon > eq + 1)
+        rc = add_str(t, "value", eq + 1, colon);
+    if (rc == CW_OK && e > colon + 1)
+        rc = add_str(t, "effect", colon + 1, e);
+    if (rc != CW_OK) {
+        json_object_put(t);
+        return cw_error_oom(err);
+    }
+    *out = t;
+    return CW_OK;
+}
+
 static int contains(json_object *arr, json_object *t)
 {
     for (size_t i = 0; i < json_object_array_length(arr); i++)
@@ -96,39 +145,51 @@ static int contains(json_object *arr, json_object *t)
     return 0;
 }
 
-int cw_lh_parse_tolerations(const char *setting, json_object **out, cw_error *err)
+int cw_lh_parse_tolerations_as(int reading, const char *setting, json_object **out, cw_error *err)
 {
-    const char *b = setting ? setting : "", *e = b + strlen(b);
+    const char *src = setting ? setting : "";
+    char *nospace = NULL;
     json_object *arr = json_object_new_array();
+    int rc = CW_OK;
     *out = NULL;
-    if (!arr)
-        return cw_error_oom(err);
+    if (!arr || !(nospace = malloc(strlen(src) + 1))) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
+    /* 1.4: strings.ReplaceAll(setting, " ", ""); 1.2 and 1.3 trim the setting and each entry. */
+    char *w = nospace;
+    for (const char *r = src; *r; r++)
+        if (reading < 4 || *r != ' ')
+            *w++ = *r;
+    *w = '\0';
+    const char *b = nospace, *e = w;
     trim(&b, &e);
-    for (int more = b < e; more;) {
-        const char *semi = memchr(b, ';', (size_t)(e - b));
-        const char *end = semi ? semi : e;
+    for (int more = b < e; more && rc == CW_OK;) {
+        const char *semi = memchr(b, ';', (size_t)(e - b)), *end = semi ? semi : e;
         json_object *t = NULL;
-        int rc = toleration(b, end, &t, err);
+        rc = reading >= 4 ? toleration_1_4(b, end, &t, err) : toleration(reading, b, end, &t, err);
         more = semi != NULL;
         b = semi ? semi + 1 : e;
-        if (rc != CW_OK) {
-            json_object_put(arr);
+        if (rc != CW_OK)
             cw_error_prefix(err, "Setting %s", CW_LH_SETTING_TOLERATION);
-            return rc;
-        }
-        if (contains(arr, t))
+        else if (contains(arr, t))
             json_object_put(t);
         else if (json_object_array_add(arr, t)) {
             json_object_put(t);
-            json_object_put(arr);
-            return cw_error_oom(err);
+            rc = cw_error_oom(err);
         }
     }
-    *out = arr;
-    return CW_OK;
+    if (rc == CW_OK) {
+        *out = arr;
+        arr = NULL;
+    }
+done:
+    json_object_put(arr);
+    free(nospace);
+    return rc;
 }
 
-int cw_lh_parse_node_selector(const char *setting, json_object **out, cw_error *err)
+int cw_lh_parse_node_selector_as(int reading, const char *setting, json_object **out, cw_error *err)
 {
     const char *b = setting ? setting : "", *e = b + strlen(b);
     json_object *sel = json_object_new_object();
@@ -146,8 +207,9 @@ int cw_lh_parse_node_selector(const char *setting, json_object **out, cw_error *
             json_object_put(sel);
             return cw_error_set(err, CW_EINVAL,
                                 "Setting %s: Error while unmarshal node selector: invalid label "
-                                "%.*s: should contain the seprator ':'",
-                                CW_LH_SETTING_NODE_SELECTOR, (int)(le - lb), lb);
+                                "%.*s: should contain the %s ':'",
+                                CW_LH_SETTING_NODE_SELECTOR, (int)(le - lb), lb,
+                                reading >= 4 ? "separator" : "seprator");
         }
         const char *colon = memchr(lb, ':', (size_t)(le - lb));
         const char *kb = lb, *ke = colon, *vb = colon + 1, *ve = le;
@@ -162,5 +224,56 @@ int cw_lh_parse_node_selector(const char *setting, json_object **out, cw_error *
         }
     }
     *out = sel;
+    return CW_OK;
+}
+
+/* ---- which Settings, and the integers ---- */
+
+static const cw_lh_setting_def defs[] = {
+    {CW_LH_SETTING_TOLERATION, "", 2},  {CW_LH_SETTING_NODE_SELECTOR, "", 2},
+    {CW_LH_SETTING_PRIORITY, "", 2},    {CW_LH_SETTING_REGISTRY, "", 3},
+    {CW_LH_SETTING_HISTORY_OK, "1", 4}, {CW_LH_SETTING_HISTORY_FAILED, "1", 4},
+};
+
+const cw_lh_setting_def *cw_lh_setting_defs(size_t *n)
+{
+    *n = sizeof(defs) / sizeof(defs[0]);
+    return defs;
+}
+
+int cw_lh_setting_read_by(const char *name, int minor)
+{
+    for (size_t i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+        if (strcmp(defs[i].name, name) == 0)
+            return minor >= defs[i].since;
+    return 0;
+}
+
+int cw_lh_parse_history_limit(int minor, const char *name, const char *value, int32_t *out,
+                              cw_error *err)
+{
+    int64_t v = 1;
+    int rc = value ? cw_go_atoi(value, strlen(value), &v) : CW_GO_ATOI_OK;
+    if (rc != CW_GO_ATOI_OK) {
+        cw_buf q;
+        cw_buf_init(&q);
+        /* 1.4 names the Go constant, 1.5+ the Setting (newCronJob's errors.Wrapf). */
+        const char *what = name;
+        if (minor < 5)
+            what = strcmp(name, CW_LH_SETTING_HISTORY_FAILED) == 0
+                       ? "RecurringFailedJobsHistoryLimit"
+                       : "RecurringSuccessfulJobsHistoryLimit";
+        /* strconv.NumError: parsing <strconv.Quote(value)>: ... */
+        if (cw_go_quote(&q, value, strlen(value)) != CW_OK || cw_buf_error(&q)) {
+            cw_buf_free(&q);
+            return cw_error_oom(err);
+        }
+        cw_error_set(
+            err, CW_EINVAL, "failed to get setting of %s: strconv.ParseInt: parsing %s: %s", what,
+            cw_buf_str(&q), rc == CW_GO_ATOI_RANGE ? "value out of range" : "invalid syntax");
+        cw_buf_free(&q);
+        return CW_EINVAL;
+    }
+    *out = (int32_t)(uint32_t)(uint64_t)v; /* Go's int32(v): the low 32 bits */
     return CW_OK;
 }

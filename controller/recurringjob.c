@@ -89,7 +89,7 @@ static int nonempty(json_object *v)
 }
 
 /* corev1.PodSpec in field order: volumes, containers, restartPolicy, nodeSelector,
- * serviceAccountName, tolerations, priorityClassName. */
+ * serviceAccountName, imagePullSecrets (1.3+), tolerations, priorityClassName. */
 static int pod_spec(cw_buf *b, const cw_rjctl_config *cfg, const char *name)
 {
     int f, rc = CW_OK;
@@ -108,6 +108,14 @@ static int pod_spec(cw_buf *b, const cw_rjctl_config *cfg, const char *name)
     str(b, &f, "serviceAccountName",
         cfg->service_account && *cfg->service_account ? cfg->service_account
                                                       : CW_RJCTL_SERVICE_ACCOUNT);
+    if (cfg->profile && cfg->profile->pull_secret && cfg->registry_secret &&
+        *cfg->registry_secret) {
+        int sf = 1;
+        key(b, &f, "imagePullSecrets");
+        cw_buf_puts(b, "[{");
+        str(b, &sf, "name", cfg->registry_secret);
+        cw_buf_puts(b, "}]");
+    }
     if (rc == CW_OK && nonempty(cfg->tolerations)) {
         /* Toleration objects are built in Go's field order (key, operator, value, effect):
          * written as they are, not sorted as a map would be. */
@@ -134,22 +142,99 @@ static int pod_spec(cw_buf *b, const cw_rjctl_config *cfg, const char *name)
 
 int cw_rjctl_spec_json(const cw_rjctl_config *cfg, const char *name, const char *cron, cw_buf *b)
 {
-    int f = 1, rc;
+    /* metav1.ObjectMeta's zero creationTimestamp is "null" until apimachinery v0.34 tags it
+     * omitzero (Longhorn 1.10). */
+    int f = 1, rc, stamp = !cfg->profile || cfg->profile->creation_timestamp;
+    int history = cfg->profile && cfg->profile->history_limits;
     cw_buf_putc(b, '{');
     str(b, &f, "schedule", cron);
     str(b, &f, "concurrencyPolicy", "Forbid");
-    cw_buf_puts(b, ",\"jobTemplate\":{\"metadata\":{\"creationTimestamp\":null},\"spec\":{"
-                   "\"backoffLimit\":3,\"template\":{\"metadata\":{");
+    cw_buf_puts(b, stamp ? ",\"jobTemplate\":{\"metadata\":{\"creationTimestamp\":null},"
+                         : ",\"jobTemplate\":{\"metadata\":{},");
+    cw_buf_puts(b, "\"spec\":{\"backoffLimit\":3,\"template\":{\"metadata\":{");
     int mf = 1;
     str(b, &mf, "name", name);
-    cw_buf_puts(b, ",\"creationTimestamp\":null");
+    if (stamp)
+        cw_buf_puts(b, ",\"creationTimestamp\":null");
     labels(b, &mf, name);
     cw_buf_puts(b, "},\"spec\":");
     rc = pod_spec(b, cfg, name);
-    cw_buf_puts(b, "}}},\"successfulJobsHistoryLimit\":1}");
+    /* CronJobSpec: successfulJobsHistoryLimit, then failedJobsHistoryLimit (*int32, omitempty:
+     * a pointer to 0 is written). */
+    cw_buf_printf(b, "}}},\"successfulJobsHistoryLimit\":%d",
+                  history ? (int)cfg->successful_history : 1);
+    if (history)
+        cw_buf_printf(b, ",\"failedJobsHistoryLimit\":%d", (int)cfg->failed_history);
+    cw_buf_putc(b, '}');
     if (rc == CW_OK && cw_buf_error(b))
         rc = CW_ENOMEM;
     return rc;
+}
+
+/* ---- the Settings ---- */
+
+void cw_rjctl_settings_free(cw_rjctl_settings *s)
+{
+    json_object_put(s->tolerations);
+    json_object_put(s->node_selector);
+    free(s->priority_class);
+    free(s->registry_secret);
+    memset(s, 0, sizeof(*s));
+}
+
+/* The Setting's value, or its default; NULL when that minor does not read it. */
+static const char *setting(const cw_lh_profile *p, json_object *values, const char *name)
+{
+    size_t n;
+    const cw_lh_setting_def *defs = cw_lh_setting_defs(&n);
+    if (!cw_lh_setting_read_by(name, p->minor))
+        return NULL;
+    const char *v = json_object_get_string(cw_json_member(values, name));
+    for (size_t i = 0; !v && i < n; i++)
+        if (strcmp(defs[i].name, name) == 0)
+            v = defs[i].def;
+    return v;
+}
+
+int cw_rjctl_settings_read(const cw_lh_profile *p, json_object *values, cw_rjctl_settings *out,
+                           cw_error *err)
+{
+    const char *ok = setting(p, values, CW_LH_SETTING_HISTORY_OK);
+    const char *failed = setting(p, values, CW_LH_SETTING_HISTORY_FAILED);
+    const char *prio = setting(p, values, CW_LH_SETTING_PRIORITY);
+    const char *reg = setting(p, values, CW_LH_SETTING_REGISTRY);
+    int rc = CW_OK;
+    memset(out, 0, sizeof(*out));
+    out->successful_history = out->failed_history = 1;
+    if ((ok && (rc = cw_lh_parse_history_limit(p->minor, CW_LH_SETTING_HISTORY_OK, ok,
+                                               &out->successful_history, err)) != CW_OK) ||
+        (failed && (rc = cw_lh_parse_history_limit(p->minor, CW_LH_SETTING_HISTORY_FAILED, failed,
+                                                   &out->failed_history, err)) != CW_OK) ||
+        (rc = cw_lh_parse_tolerations_as(p->settings_reading,
+                                         setting(p, values, CW_LH_SETTING_TOLERATION),
+                                         &out->tolerations, err)) != CW_OK ||
+        (rc = cw_lh_parse_node_selector_as(p->settings_reading,
+                                           setting(p, values, CW_LH_SETTING_NODE_SELECTOR),
+                                           &out->node_selector, err)) != CW_OK)
+        goto done;
+    if ((prio && !(out->priority_class = strdup(prio))) ||
+        (reg && !(out->registry_secret = strdup(reg))))
+        rc = cw_error_oom(err);
+done:
+    if (rc != CW_OK)
+        cw_rjctl_settings_free(out);
+    return rc;
+}
+
+void cw_rjctl_config_use(cw_rjctl_config *cfg, const cw_lh_profile *p, const cw_rjctl_settings *s)
+{
+    cfg->profile = p;
+    cfg->tolerations = s->tolerations;
+    cfg->node_selector = s->node_selector;
+    cfg->priority_class = s->priority_class;
+    cfg->registry_secret = s->registry_secret;
+    cfg->successful_history = s->successful_history;
+    cfg->failed_history = s->failed_history;
 }
 
 /* ---- the CronJob ---- */
@@ -176,9 +261,12 @@ static json_object *job_labels(const char *name)
     return l;
 }
 
-static json_object *owner(json_object *rj, const char *api_version)
+/* datastore.GetOwnerReferencesForRecurringJob: the manager's own scheme version (v1beta1 in 1.2,
+ * v1beta2 from 1.3), whatever version the cached object was read in. */
+static json_object *owner(json_object *rj, const cw_rjctl_config *cfg)
 {
-    const char *av = cw_json_path_string(rj, "apiVersion");
+    const char *api_version = cfg->rj_api_version;
+    const char *av = cfg->profile ? cfg->profile->owner_api : cw_json_path_string(rj, "apiVersion");
     return cw_json_owner_refs(av            ? av
                               : api_version ? api_version
                                             : "",
@@ -224,7 +312,7 @@ int cw_rjctl_cronjob(const cw_rjctl_config *cfg, json_object *rj, json_object **
         (ns && add(meta, "namespace", json_object_new_string(ns))) ||
         add(meta, "labels", job_labels(name)) ||
         add(ann, CW_RJCTL_ANNOTATION, json_object_new_string(cw_buf_str(&b))) ||
-        add(meta, "ownerReferences", owner(rj, cfg->rj_api_version)) ||
+        add(meta, "ownerReferences", owner(rj, cfg)) ||
         add(cj, "spec", json_tokener_parse(cw_buf_str(&b))))
         goto done;
     rc = CW_OK;
@@ -278,17 +366,26 @@ static const char *annotation(json_object *cj)
         cw_json_member(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION));
 }
 
+/* The webhook's rules, with the tasks of the cluster's minor (defaults/recurringjob.c). */
 static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *problems,
                     cw_error *err)
 {
     cw_decision d;
+    cw_policy_config policy = *cfg->policy;
+    if (cfg->profile)
+        policy.longhorn_minor = cfg->profile->minor;
     cw_decision_init(&d);
-    int rc = cw_recurringjob_validate(cfg->policy, CW_OP_CREATE, NULL, rj, &d, err);
+    int rc = cw_recurringjob_validate(&policy, CW_OP_CREATE, NULL, rj, &d, err);
     for (size_t i = 0; rc == CW_OK && i < d.problems.len; i++)
         if (cw_strlist_add(problems, d.problems.items[i]) != CW_OK)
             rc = cw_error_oom(err);
     cw_decision_free(&d);
     return rc;
+}
+
+int cw_rjctl_in_sync(json_object *cronjob, json_object *want)
+{
+    return same_spec(annotation(cronjob), annotation(want));
 }
 
 int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
@@ -323,10 +420,9 @@ int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
     if ((rc = cw_rjctl_cronjob(cfg, rj, &out->cronjob, err)) != CW_OK)
         return rc;
     json_object *cur = own >= 0 ? json_object_array_get_idx(cronjobs, (size_t)own) : NULL;
-    const char *have = cur ? annotation(cur) : NULL;
     if (!cur) {
         out->outcome = CW_RJCTL_CREATE;
-    } else if (same_spec(have, annotation(out->cronjob))) {
+    } else if (cw_rjctl_in_sync(cur, out->cronjob)) {
         out->outcome = CW_RJCTL_INSYNC;
         json_object_put(out->cronjob);
         out->cronjob = NULL;

@@ -1,13 +1,16 @@
 /* The RecurringJob reconciler's decision: a pure function of one Longhorn RecurringJob (or its
  * absence), the CronJobs labelled for it and the configuration, returning what to write. The
- * CronJob is the one Longhorn 1.2.6's manager makes (newCronJob in
- * controller/recurring_job_controller.go; facts in docs/compat.md), and its annotation
- * longhorn.io/last-applied-cronjob-spec is byte for byte Go's encoding/json of the spec, so
- * Longhorn's manager, which compares that annotation as a string, adopts cronwarden's CronJobs
- * without rewriting them. Validity is the webhook's rule (defaults/recurringjob.h).
+ * CronJob is the one the cluster's Longhorn minor's manager makes (newCronJob in
+ * controller/recurring_job_controller.go at that minor's tag; the per-minor table is
+ * controller/longhorn_version.h, the facts docs/compat.md), and its annotation
+ * longhorn.io/last-applied-cronjob-spec is byte for byte Go's encoding/json of the spec as that
+ * manager marshals it, so Longhorn's manager, which compares that annotation as a string, adopts
+ * cronwarden's CronJobs without rewriting them. Validity is the webhook's rule
+ * (defaults/recurringjob.h); the job's name is its metadata.name (Longhorn 1.2's CRD prunes
+ * spec.name, and no manager reads it).
  *
- *   RecurringJob invalid by the policy          -> nothing written (an existing CronJob keeps its
- *                                                  last good schedule); a Warning Event
+ *   RecurringJob invalid by the policy, or its  -> nothing written (an existing CronJob keeps its
+ *   task unknown to that Longhorn minor            last good schedule); a Warning Event
  *   no CronJob labelled for it                  -> create
  *   its CronJob's annotation differs            -> update (spec, annotation, labels, owner)
  *   its CronJob's annotation is the desired one -> nothing (extra fields are not fought over)
@@ -18,6 +21,10 @@
 
 #include <json-c/json.h>
 
+#include <stdint.h>
+
+#include "controller/longhorn_settings.h"
+#include "controller/longhorn_version.h"
 #include "defaults/policy.h"
 #include "lib/buf.h"
 #include "lib/error.h"
@@ -31,19 +38,47 @@
 #define CW_RJCTL_ENGINE_BINARIES   "/var/lib/longhorn/engine-binaries/"
 #define CW_RJCTL_MANAGER_URL       "http://longhorn-backend:9500/v1"
 #define CW_RJCTL_SERVICE_ACCOUNT   "longhorn-service-account"
-#define CW_RJCTL_MANAGER_DAEMONSET "longhorn-manager"
+#define CW_RJCTL_MANAGER_DAEMONSET CW_LH_MANAGER_NAME
 
 typedef struct cw_rjctl_config {
     const cw_policy_config *policy;  /* the webhook's rules */
     const char *image;               /* the longhorn-manager image the job runs */
     const char *service_account;     /* NULL: longhorn-service-account */
     const char *manager_url;         /* NULL: http://longhorn-backend:9500/v1 */
-    json_object *tolerations;        /* cw_lh_parse_tolerations; NULL: none */
-    json_object *node_selector;      /* cw_lh_parse_node_selector; NULL: none */
+    json_object *tolerations;        /* cw_lh_parse_tolerations_as; NULL: none */
+    json_object *node_selector;      /* cw_lh_parse_node_selector_as; NULL: none */
     const char *priority_class;      /* NULL or "": none */
-    const char *cronjob_api_version; /* "batch/v1" or "batch/v1beta1" (discovery) */
-    const char *rj_api_version;      /* the ownerReference's, when the cached object has none */
+    const char *cronjob_api_version; /* "batch/v1" or "batch/v1beta1" (discovery): the object's
+                                        version; the spec's bytes are the profile's either way */
+    const char *rj_api_version;      /* without a profile: the ownerReference's, when the cached
+                                        object has none */
+    /* The Longhorn minor to write as (cw_lh_decide). NULL: Longhorn 1.2.6's CronJob with the
+     * cached object's apiVersion as owner, what cronwarden wrote before it knew versions. */
+    const cw_lh_profile *profile;
+    const char *registry_secret; /* 1.3+: imagePullSecrets [{name}]; NULL or "": none */
+    int32_t successful_history;  /* 1.4+: successfulJobsHistoryLimit (a Setting, default 1) */
+    int32_t failed_history;      /* 1.4+: failedJobsHistoryLimit (a Setting, default 1) */
 } cw_rjctl_config;
+
+/* The Settings of a Longhorn namespace as Longhorn 1.<p->minor> reads them for its CronJobs. */
+typedef struct cw_rjctl_settings {
+    json_object *tolerations;   /* cw_lh_parse_tolerations_as */
+    json_object *node_selector; /* cw_lh_parse_node_selector_as */
+    char *priority_class;
+    char *registry_secret;
+    int32_t successful_history, failed_history;
+} cw_rjctl_settings;
+
+void cw_rjctl_settings_free(cw_rjctl_settings *s);
+/* p: the minor (non-NULL); values: a JSON object Setting name -> value (a string) of the Settings
+ * there are (NULL: none);
+ * an absent one has Longhorn's default, one that minor does not read is ignored. CW_EINVAL with
+ * the first malformed Setting's message in the order that manager reads them (history limits,
+ * taint-toleration, priority-class, node selector, registry-secret), CW_ENOMEM. */
+int cw_rjctl_settings_read(const cw_lh_profile *p, json_object *values, cw_rjctl_settings *out,
+                           cw_error *err) CW_MUST_CHECK;
+/* Points cfg at p and s (both must outlive cfg's use). */
+void cw_rjctl_config_use(cw_rjctl_config *cfg, const cw_lh_profile *p, const cw_rjctl_settings *s);
 
 typedef enum {
     CW_RJCTL_INSYNC,  /* nothing to write */
@@ -66,20 +101,28 @@ void cw_rjctl_actions_init(cw_rjctl_actions *a);
 void cw_rjctl_actions_free(cw_rjctl_actions *a);
 const char *cw_rjctl_outcome_name(cw_rjctl_outcome o);
 
-/* Appends Go's encoding/json of the CronJob spec Longhorn 1.2.6 writes for the RecurringJob
- * called name with cron `cron` (struct fields in Go's order, maps sorted, empty fields left out
- * as omitempty leaves them). */
+/* Appends Go's encoding/json of the CronJob spec cfg->profile's manager (NULL: 1.2.6's) writes
+ * for the RecurringJob called name with cron `cron` (struct fields in the order of that release's
+ * vendored Kubernetes types, maps sorted, empty fields left out as omitempty and omitzero leave
+ * them). */
 int cw_rjctl_spec_json(const cw_rjctl_config *cfg, const char *name, const char *cron,
                        cw_buf *out) CW_MUST_CHECK;
 /* The whole CronJob for the RecurringJob rj (metadata.name, .namespace, .uid, apiVersion,
- * spec.cron): labels, ownerReference, annotation, spec. */
+ * spec.cron; spec.name is not read): labels, ownerReference, annotation, spec. */
 int cw_rjctl_cronjob(const cw_rjctl_config *cfg, json_object *rj, json_object **out,
                      cw_error *err) CW_MUST_CHECK;
 
+/* 1 when the CronJob's longhorn.io/last-applied-cronjob-spec says the spec `want` (a CronJob
+ * cw_rjctl_cronjob made) says: the same bytes, or the same spec up to the order of its
+ * tolerations (Longhorn writes them from a Go map). What Longhorn's manager compares, and the
+ * decision's INSYNC; the shell asks again of the live object before it rewrites it. */
+int cw_rjctl_in_sync(json_object *cronjob, json_object *want);
+
 /* rj: the RecurringJob as cached, NULL when it is gone; name: its name (the work key's);
  * cronjobs: a JSON array of the CronJobs labelled recurring-job.longhorn.io=<name> (at least
- * metadata.name, .labels, .annotations; NULL: none). CW_ENOMEM, or CW_EINVAL when rj has no
- * name or uid. */
+ * metadata.name, .labels, .annotations; NULL: none). With a profile, a task that minor's
+ * manager does not have is INVALID (Longhorn 1.2 would run any task but backup as a snapshot).
+ * CW_ENOMEM, or CW_EINVAL when rj has no name or uid. */
 int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
                     const cw_rjctl_config *cfg, cw_rjctl_actions *out, cw_error *err) CW_MUST_CHECK;
 

@@ -6,6 +6,7 @@
 
 #include "controller/core/shell.h"
 #include "controller/longhorn_settings.h"
+#include "controller/longhorn_watch.h"
 #include "lib/json.h"
 #include "lib/log.h"
 
@@ -19,11 +20,13 @@ static struct {
 
 static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
+    CW_CTRL_OPT_LONGHORN_VERSION,
     CW_OPT_STR("job-image", "IMAGE", &flag.image, "",
-               "recurringjob: the image CronJobs run when the namespace has no longhorn-manager "
-               "DaemonSet to take it from"),
+               "recurringjob: the image CronJobs run when no longhorn-manager DaemonSet runs the "
+               "Longhorn written as (none, or another version forced by --longhorn-version)"),
     CW_OPT_STR("job-service-account", "NAME", &flag.service_account, CW_RJCTL_SERVICE_ACCOUNT,
-               "recurringjob: the service account CronJobs run as (Longhorn's)"),
+               "recurringjob: the service account CronJobs run as when the longhorn-manager "
+               "DaemonSet (of the Longhorn written as) names none (Longhorn's)"),
     CW_OPT_STR("manager-url", "URL", &flag.manager_url, CW_RJCTL_MANAGER_URL,
                "recurringjob: the Longhorn manager URL CronJobs call (Longhorn's)"),
     CW_CTRL_OPT_MAX_RETAIN,
@@ -36,8 +39,19 @@ static int config_init(void *p, cw_error *err)
     c->job.policy = &c->base.policy;
     c->job.service_account = flag.service_account;
     c->job.manager_url = flag.manager_url;
-    return cw_ctrl_policy_config_init(c, "--longhorn-namespace", cw_ctrl_flag.longhorn_namespace, 0,
-                                      err);
+    int rc = cw_lh_parse_version_flag(cw_ctrl_flag.longhorn_version, &c->longhorn, err);
+    if (rc == CW_OK)
+        rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", cw_ctrl_flag.longhorn_namespace,
+                                        0, err);
+    return rc == CW_EINVAL ? CW_EUSAGE : rc;
+}
+
+/* Its state: which Longhorn runs (controller/longhorn_watch.h). */
+static int init(cw_shell *s, void **state, cw_error *err)
+{
+    const cw_recurringjob_config *c = s->env.config;
+    return cw_lh_watch_new(s, CW_LH_RECONCILER_RECURRINGJOB, CW_RJ_MANAGERS, CW_RJ_RECURRINGJOBS,
+                           &c->longhorn, state, err);
 }
 
 /* ---- what it reads ---- */
@@ -75,9 +89,9 @@ static void on_cronjob(void *ud, cw_informer_op op, const char *key, json_object
         cw_queue_add(s->env.queue, k);
 }
 
-/* A Setting or the manager's image changed: every job's CronJob may change. */
-static void on_config(void *ud, cw_informer_op op, const char *key, json_object *old,
-                      json_object *obj)
+/* A Setting changed: every job's CronJob may change. */
+static void on_setting(void *ud, cw_informer_op op, const char *key, json_object *old,
+                       json_object *obj)
 {
     (void)op;
     (void)key;
@@ -87,10 +101,12 @@ static void on_config(void *ud, cw_informer_op op, const char *key, json_object 
     cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
 }
 
-/* Every job, and every job name a CronJob is still labelled with (its job may be gone). */
+/* Which Longhorn runs, again (a new term, a resync); then every job, and every job name a CronJob
+ * is still labelled with (its job may be gone). */
 static int enqueue_all(cw_shell *s)
 {
     cw_strlist keys;
+    cw_lh_watch_refresh(s);
     cw_strlist_init(&keys);
     int rc = cw_informer_enqueue_all(cw_shell_informer(s, CW_RJ_RECURRINGJOBS), s->env.queue);
     if (rc == CW_OK)
@@ -103,75 +119,85 @@ static int enqueue_all(cw_shell *s)
 
 /* ---- what a CronJob is made of ---- */
 
-/* What a CronJob is made of in a namespace: the config's part, the manager's image (else
- * --job-image), the Settings (absent: Longhorn's default ""), the discovered versions. The strings
- * point into the cached objects held here. */
+/* What a CronJob is made of in a namespace: the config's part, the Longhorn minor and its
+ * manager's image (else --job-image) and service account (else --job-service-account), the
+ * Settings as that minor reads them (absent: Longhorn's defaults), the discovered versions. */
 typedef struct {
     cw_rjctl_config cfg;
-    json_object *held[4]; /* the DaemonSet and the three Settings, as cached (or NULL) */
+    cw_lh_target target;
+    cw_rjctl_settings settings;
 } job_env;
 
 static void job_env_free(job_env *e)
 {
-    for (size_t i = 0; i < 4; i++)
-        json_object_put(e->held[i]);
-    json_object_put(e->cfg.tolerations);
-    json_object_put(e->cfg.node_selector);
+    cw_lh_target_free(&e->target);
+    cw_rjctl_settings_free(&e->settings);
 }
 
-/* Member `field` of object ns/name of informer i (NULL: not there), held in e->held[slot]. */
-static const char *held(cw_shell *s, job_env *e, int slot, size_t i, const char *ns,
-                        const char *name, const char *field)
+/* The values of the Settings any minor reads for a CronJob, as {name: value} (absent ones left
+ * out); NULL: out of memory. */
+static json_object *settings_values(cw_shell *s, const char *ns)
 {
-    char key[CW_CTRL_KEY_MAX];
-    snprintf(key, sizeof(key), "%s/%s", ns, name);
-    if (cw_ctrl_store_get(cw_shell_store(s, i), key, &e->held[slot]) != CW_OK)
-        e->held[slot] = NULL;
-    return json_object_get_string(cw_json_member(e->held[slot], field));
+    size_t n;
+    const cw_lh_setting_def *defs = cw_lh_setting_defs(&n);
+    json_object *values = json_object_new_object();
+    for (size_t i = 0; values && i < n; i++) {
+        char key[CW_CTRL_KEY_MAX];
+        json_object *st = NULL;
+        snprintf(key, sizeof(key), "%s/%s", ns, defs[i].name);
+        if (cw_ctrl_store_get(cw_shell_store(s, CW_RJ_SETTINGS), key, &st) != CW_OK || !st)
+            continue;
+        json_object *v = cw_json_member(st, "value");
+        if (json_object_is_type(v, json_type_string))
+            json_object_object_add(values, defs[i].name, json_object_get(v));
+        json_object_put(st);
+    }
+    return values;
 }
 
+/* e->target must hold the minor (non-NULL profile). */
 static int job_env_read(cw_shell *s, const char *ns, job_env *e, cw_error *err)
 {
     const cw_recurringjob_config *c = s->env.config;
-    memset(e, 0, sizeof(*e));
     e->cfg = c->job;
-    json_object *pick = NULL; /* the longhorn-manager container, or the first one */
-    held(s, e, 0, CW_RJ_MANAGERS, ns, CW_RJCTL_MANAGER_DAEMONSET, "spec");
-    json_object *cs = cw_json_path(e->held[0], "spec.template.spec.containers");
-    for (size_t i = 0; json_object_is_type(cs, json_type_array) && i < json_object_array_length(cs);
-         i++) {
-        const char *n = cw_json_path_string(json_object_array_get_idx(cs, i), "name");
-        if (!pick || (n && strcmp(n, CW_RJCTL_MANAGER_DAEMONSET) == 0))
-            pick = json_object_array_get_idx(cs, i);
-    }
-    const char *img = cw_json_path_string(pick, "image");
-    e->cfg.image = img && *img ? img : c->image && *c->image ? c->image : NULL;
+    e->cfg.image = e->target.job_image     ? e->target.job_image
+                   : c->image && *c->image ? c->image
+                                           : NULL;
     if (!e->cfg.image)
         return cw_error_set(err, CW_EINVAL,
-                            "no image for the CronJob: DaemonSet %s/%s is not there and "
-                            "--job-image is not set",
-                            ns, CW_RJCTL_MANAGER_DAEMONSET);
-    e->cfg.priority_class = held(s, e, 1, CW_RJ_SETTINGS, ns, CW_LH_SETTING_PRIORITY, "value");
-    const char *tol = held(s, e, 2, CW_RJ_SETTINGS, ns, CW_LH_SETTING_TOLERATION, "value");
-    const char *sel = held(s, e, 3, CW_RJ_SETTINGS, ns, CW_LH_SETTING_NODE_SELECTOR, "value");
-    int rc = cw_lh_parse_tolerations(tol, &e->cfg.tolerations, err);
-    if (rc == CW_OK)
-        rc = cw_lh_parse_node_selector(sel, &e->cfg.node_selector, err);
+                            "no image for the CronJob: DaemonSet %s/%s does not run Longhorn %s "
+                            "(absent, or another version) and --job-image is not set",
+                            ns, CW_RJCTL_MANAGER_DAEMONSET, e->target.profile->release);
+    if (e->target.service_account)
+        e->cfg.service_account = e->target.service_account;
+    json_object *values = settings_values(s, ns);
+    int rc = values ? cw_rjctl_settings_read(e->target.profile, values, &e->settings, err)
+                    : cw_error_oom(err);
+    json_object_put(values);
+    if (rc != CW_OK)
+        return rc;
+    cw_rjctl_config_use(&e->cfg, e->target.profile, &e->settings);
     e->cfg.cronjob_api_version = cw_shell_api_version(s, CW_RJ_CRONJOBS);
     e->cfg.rj_api_version = cw_shell_api_version(s, CW_RJ_RECURRINGJOBS);
-    return rc;
+    return CW_OK;
 }
 
 /* ---- writes ---- */
 
 /* Replaces what Longhorn's update replaces (spec, the labels and annotation it owns, its owner
  * reference) in the live object, keeping everything else of it; PUT with its resourceVersion.
- * Not while another writer keeps undoing it (a write war). */
+ * Not when the live object says `want` already (the cache was behind: *wrote 0), nor while
+ * another writer keeps undoing it (a write war). */
 static int update_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *r, const char *name,
-                          json_object *want, cw_error *err)
+                          json_object *want, int *wrote, cw_error *err)
 {
     json_object *cur = NULL, *written = NULL;
+    *wrote = 0;
     int rc = cw_kube_get(s->env.kube, r, name, &cur, err);
+    if (rc == CW_OK && cw_rjctl_in_sync(cur, want)) {
+        json_object_put(cur);
+        return CW_OK;
+    }
     if (rc == CW_OK)
         rc = cw_shell_war_check(s, r, cur, want, err);
     if (rc != CW_OK) {
@@ -193,8 +219,10 @@ static int update_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *
                            json_object_get(cw_json_member(wmeta, "ownerReferences")));
     json_object_object_add(cur, "spec", json_object_get(cw_json_member(want, "spec")));
     rc = cw_shell_update(s, "update_cronjob", rj, r, name, cur, &written, err);
-    if (rc == CW_OK)
+    if (rc == CW_OK) {
         cw_shell_war_wrote(s, r, written, want);
+        *wrote = 1;
+    }
     json_object_put(cur);
     json_object_put(written);
     return rc;
@@ -261,6 +289,14 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
         goto done;
     }
     cw_kube_resource r = cw_shell_resource(s, CW_RJ_CRONJOBS, ns);
+    if ((rc = cw_lh_watch_target(s->state, s, &env.target, err)) != CW_OK) {
+        res->retry = 1;
+        goto done;
+    }
+    if (!env.target.profile) { /* standing down: which Longhorn runs is not known */
+        res->outcome = "standing_down";
+        goto done;
+    }
     rc = cw_ctrl_store_get(cw_shell_store(s, CW_RJ_RECURRINGJOBS), key, &rj);
     if (rc == CW_OK || rc == CW_ENOTFOUND)
         rc = cw_ctrl_store_by_index(cw_shell_store(s, CW_RJ_CRONJOBS), key, &cjs);
@@ -281,10 +317,13 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
                    CW_LS("recurringjob", key), CW_LS("problems", why ? why : ""));
         free(why);
     } else if (a.outcome == CW_RJCTL_CREATE || a.outcome == CW_RJCTL_UPDATE) {
+        int wrote = 1;
         rc = a.outcome == CW_RJCTL_CREATE
                  ? create_cronjob(s, rj, &r, a.cronjob, err)
-                 : update_cronjob(s, rj, &r, a.update_name, a.cronjob, err);
-        if (rc == CW_OK)
+                 : update_cronjob(s, rj, &r, a.update_name, a.cronjob, &wrote, err);
+        if (rc == CW_OK && !wrote)
+            res->outcome = cw_rjctl_outcome_name(CW_RJCTL_INSYNC); /* the cache was behind */
+        else if (rc == CW_OK)
             cw_log(CW_LOG_INFO,
                    a.outcome == CW_RJCTL_CREATE ? "CronJob created" : "CronJob updated",
                    CW_LS("namespace", ns), CW_LS("recurringjob", name),
@@ -315,23 +354,20 @@ static const cw_informer_def informers[] = {
                         .version_of = 1 + CW_RJ_RECURRINGJOBS,
                         .keep = (const char *const[]){"metadata.name", "metadata.namespace",
                                                       "metadata.resourceVersion", "value", NULL},
-                        .handler = on_config},
-    [CW_RJ_MANAGERS] = {CW_INFORMER_RESOURCE("daemonsets", "apps", "v1", "daemonsets"),
-                        .field_selector = "metadata.name=" CW_RJCTL_MANAGER_DAEMONSET,
-                        .keep = (const char *const[]){"metadata.name", "metadata.namespace",
-                                                      "metadata.resourceVersion",
-                                                      "spec.template.spec.containers", NULL},
-                        .handler = on_config},
+                        .handler = on_setting},
+    [CW_RJ_MANAGERS] = CW_LH_MANAGER_INFORMER,
 };
 
 const cw_reconciler_ops cw_recurringjob_reconciler = {
     CW_RECONCILER_NAMED("recurringjob", "RecurringJob",
                         "create_cronjob, update_cronjob, delete_cronjob"),
-    .summary = "a CronJob for every Longhorn RecurringJob, as Longhorn's manager makes it (safe "
-               "next to Longhorn's manager: identical CronJobs, which it adopts)",
+    .summary = "a CronJob for every Longhorn RecurringJob, as the cluster's Longhorn minor makes "
+               "it (safe next to Longhorn's manager: identical CronJobs, which it adopts; for a "
+               "Longhorn it does not know it stands down)",
     .default_enabled = 1,
     CW_RECONCILER_TABLES(opts, informers),
     CW_RECONCILER_CONFIG(cw_recurringjob_config, config_init, cw_ctrl_policy_config_fini),
+    CW_RECONCILER_STATE(init, cw_lh_watch_delete),
     .enqueue_all = enqueue_all,
     .reconcile = reconcile,
 };

@@ -1,9 +1,11 @@
 /* The RecurringJob reconciler (`--controllers recurringjob`): Longhorn's runtime for its
- * RecurringJobs, a CronJob each, as Longhorn 1.2.6's manager makes them
- * (controller/recurringjob.h). Informers, all in the Longhorn namespace: RecurringJobs; CronJobs
+ * RecurringJobs, a CronJob each, as the cluster's Longhorn minor's manager makes it
+ * (controller/recurringjob.h), or none at all for a Longhorn it does not know (it stands down:
+ * controller/longhorn_watch.h). Informers, all in the Longhorn namespace: RecurringJobs; CronJobs
  * labelled longhorn.io/managed-by=longhorn-manager and recurring-job.longhorn.io (kept as name,
- * labels, annotation); Settings (name and value); the longhorn-manager DaemonSet (its image). Work
- * keys are "<namespace>/<RecurringJob name>", also for a CronJob whose job is gone. Writes: create,
+ * labels, annotation); Settings (name and value); the longhorn-manager DaemonSet (its image and
+ * arguments: the version, the jobs' image and service account). Work keys are
+ * "<namespace>/<RecurringJob name>", also for a CronJob whose job is gone. Writes: create,
  * conditional update (GET + PUT with its resourceVersion, guarded against a write war), delete; a
  * Warning Event on a RecurringJob the policy refuses. */
 #ifndef CW_RJCTL_APPLY_H
@@ -13,10 +15,11 @@
 #include "controller/flags.h"
 #include "controller/recurringjob.h"
 
-/* Its config (config_init from --longhorn-namespace, --job-image, --job-service-account,
- * --manager-url, --max-retain). */
+/* Its config (config_init from --longhorn-namespace, --longhorn-version, --job-image,
+ * --job-service-account, --manager-url, --max-retain). */
 typedef struct cw_recurringjob_config {
     cw_ctrl_policy_config base; /* home: Longhorn's namespace; the policy */
+    cw_lh_identity longhorn;    /* --longhorn-version (source CW_LH_SOURCE_NONE: auto) */
     const char *image;          /* --job-image: used when no DaemonSet says otherwise ("": none) */
     cw_rjctl_config job;        /* policy, service account, manager URL; the rest per reconcile */
 } cw_recurringjob_config;

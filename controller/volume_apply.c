@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "controller/core/shell.h"
+#include "controller/longhorn_watch.h"
 #include "defaults/recurringjob.h"
 #include "defaults/volume.h"
 #include "lib/json.h"
@@ -18,6 +19,7 @@ static struct {
 
 static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
+    CW_CTRL_OPT_LONGHORN_VERSION,
     CW_POLICY_OPT_DEFAULT_GROUP("volume: ", &flag.default_group),
     CW_POLICY_OPT_NAME_SCHEME("volume: as `migrate --name-scheme`, ", &flag.name_scheme),
     CW_CTRL_OPT_MAX_RETAIN,
@@ -27,7 +29,9 @@ static int config_init(void *p, cw_error *err)
 {
     cw_volume_config *c = p;
     const char *ns = cw_ctrl_flag.longhorn_namespace;
-    int rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", ns, 0, err);
+    int rc = cw_lh_parse_version_flag(cw_ctrl_flag.longhorn_version, &c->longhorn, err);
+    if (rc == CW_OK)
+        rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", ns, 0, err);
     if (rc == CW_OK)
         rc = cw_recurringjob_check_group_flag("--default-group", flag.default_group, err);
     if (rc == CW_OK &&
@@ -38,17 +42,38 @@ static int config_init(void *p, cw_error *err)
     return rc == CW_EINVAL ? CW_EUSAGE : rc;
 }
 
+/* Its state: which Longhorn runs (controller/longhorn_watch.h). */
+static int init(cw_shell *s, void **state, cw_error *err)
+{
+    const cw_volume_config *c = s->env.config;
+    return cw_lh_watch_new(s, CW_LH_RECONCILER_VOLUME, CW_VOLUME_MANAGERS, CW_VOLUME_VOLUMES,
+                           &c->longhorn, state, err);
+}
+
 /* ---- what it reads ---- */
 
 /* A Volume as the decision reads it, in as few json-c objects as it takes (10,000 volumes are
  * kept): identity, its job labels (no map without one: the label patch is a merge patch, which
- * keeps whatever other labels the volume has) and spec.recurringJobs when present. */
+ * keeps whatever other labels the volume has) and the members of spec the rules read
+ * (cw_volume_spec_members: spec.recurringJobs, spec.cloneMode) when present. */
 static json_object *volume_fields(json_object *obj)
 {
-    static const char *const keep[] = {"metadata.name",      "metadata.namespace",
-                                       "metadata.uid",       "metadata.resourceVersion",
-                                       "spec.recurringJobs", NULL};
-    json_object *o = cw_json_keep(obj, keep), *l = NULL, *labels;
+    static const char *const keep[] = {"metadata.name", "metadata.namespace", "metadata.uid",
+                                       "metadata.resourceVersion", NULL};
+    json_object *o = cw_json_keep(obj, keep), *l = NULL, *labels, *spec = NULL;
+    json_object *from = cw_json_member(obj, "spec");
+    for (size_t i = 0; o && cw_volume_spec_members[i]; i++) {
+        json_object *v = cw_json_member(from, cw_volume_spec_members[i]);
+        if (!v)
+            continue;
+        if (!spec &&
+            (!(spec = json_object_new_object()) || json_object_object_add(o, "spec", spec))) {
+            json_object_put(spec);
+            json_object_put(o);
+            return NULL;
+        }
+        json_object_object_add(spec, cw_volume_spec_members[i], json_object_get(v));
+    }
     if (!o || !json_object_is_type(labels = cw_json_path(obj, "metadata.labels"), json_type_object))
         return o;
     json_object_object_foreach(labels, k, v)
@@ -132,6 +157,13 @@ static void on_rj(void *ud, cw_informer_op op, const char *key, json_object *old
     cw_strlist_free(&keys);
 }
 
+/* Which Longhorn runs, again (a new term, a resync); then every volume. */
+static int enqueue_all(cw_shell *s)
+{
+    cw_lh_watch_refresh(s);
+    return cw_informer_enqueue_all(cw_shell_informer(s, CW_VOLUME_VOLUMES), s->env.queue);
+}
+
 /* ---- what it does ---- */
 
 /* Creates the plan's new RecurringJobs. 409: one appeared since the cache was read; the watch
@@ -184,8 +216,19 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     cw_volctl_actions a;
     cw_volctl_config cfg = c->decide;
     int rc;
+    cw_lh_target t;
     cw_volctl_actions_init(&a);
     cfg.rj_api_version = cw_shell_api_version(s, CW_VOLUME_RECURRINGJOBS);
+    if ((rc = cw_lh_watch_target(s->state, s, &t, err)) != CW_OK) {
+        res->retry = 1;
+        goto done;
+    }
+    const cw_lh_profile *writes_as = t.profile;
+    cw_lh_target_free(&t);
+    if (!writes_as) { /* standing down: which Longhorn runs is not known */
+        res->outcome = "standing_down";
+        goto done;
+    }
     if ((rc = cw_ctrl_store_get(cw_shell_store(s, CW_VOLUME_VOLUMES), key, &cached)) != CW_OK)
         goto done;
     if (!(vol = volume_parse(cached)))
@@ -223,14 +266,18 @@ static const cw_informer_def informers[] = {
     [CW_VOLUME_RECURRINGJOBS] = {CW_INFORMER_RESOURCE("recurringjobs", "longhorn.io", NULL,
                                                       "recurringjobs"),
                                  .transform = rj_slim, .index = rj_index, .handler = on_rj},
+    [CW_VOLUME_MANAGERS] = CW_LH_MANAGER_INFORMER,
 };
 
 const cw_reconciler_ops cw_volume_reconciler = {
     CW_RECONCILER_NAMED("volume", "Volume", "create_recurringjob, label_volume, migrate_volume"),
     .summary = "Longhorn Volumes keep their job labels: the default group, legacy "
-               "spec.recurringJobs migrated (Longhorn's manager applies the same default)",
+               "spec.recurringJobs migrated (Longhorn's manager applies the same default; for a "
+               "Longhorn it does not know it stands down)",
     .default_enabled = 1,
     CW_RECONCILER_TABLES(opts, informers),
     CW_RECONCILER_CONFIG(cw_volume_config, config_init, cw_ctrl_policy_config_fini),
+    CW_RECONCILER_STATE(init, cw_lh_watch_delete),
+    .enqueue_all = enqueue_all,
     .reconcile = reconcile,
 };

@@ -29,5 +29,10 @@
         .name = "schedule-skip-immediately", .type = CW_OPT_BOOL,                                  \
         .help = "Velero's --schedule-skip-immediately: " what, .target = (tgt), .def = "false"     \
     }
+#define CW_POLICY_OPT_LONGHORN_VERSION(help_, tgt)                                                 \
+    {                                                                                              \
+        .name = "longhorn-version", .type = CW_OPT_STRING, .metavar = "VERSION", .help = help_,    \
+        .target = (tgt), .def = "auto"                                                             \
+    }
 
 #endif

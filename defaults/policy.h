@@ -31,6 +31,9 @@ typedef struct cw_policy_config {
     char *default_group;           /* owned; "default"; NULL or "" disables the volume default */
     int schedule_skip_immediately; /* Velero's --schedule-skip-immediately, default 0 */
     cw_tzdb *tzdb; /* borrowed; resolves TZ=/CRON_TZ= cron prefixes (NULL: such prefixes fail) */
+    /* The Longhorn minor the cluster runs (1.<longhorn_minor>): a RecurringJob task its manager
+     * does not have is refused. 0: not known, every task of the newest Longhorn is accepted. */
+    int longhorn_minor;
 } cw_policy_config;
 
 /* Sets the defaults above (default_group is copied: CW_ENOMEM possible). */

@@ -18,6 +18,8 @@ static const char *const tasks[] = {
     "snapshot", "snapshot-force-create", "snapshot-cleanup", "snapshot-delete",
     "backup",   "backup-force-create",   "filesystem-trim",  "system-backup",
 };
+/* The Longhorn minor each of tasks[] appeared in. */
+static const int task_since[] = {2, 3, 3, 3, 2, 3, 5, 9};
 
 int cw_recurringjob_version_parse(const char *api_version, cw_recurringjob_version *out)
 {
@@ -36,6 +38,24 @@ int cw_recurringjob_task_known(const char *task)
         if (strcmp(task, tasks[i]) == 0)
             return 1;
     return 0;
+}
+
+int cw_recurringjob_task_since(const char *task)
+{
+    for (size_t i = 0; task && i < sizeof(tasks) / sizeof(tasks[0]); i++)
+        if (strcmp(task, tasks[i]) == 0)
+            return task_since[i];
+    return 0;
+}
+
+void cw_recurringjob_tasks_of(int minor, char *buf, size_t cap)
+{
+    size_t used = 0;
+    if (cap)
+        buf[0] = '\0';
+    for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]) && used < cap; i++)
+        if (task_since[i] <= minor)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", tasks[i]);
 }
 
 int cw_recurringjob_task_takes_parameters(const char *task)
@@ -186,12 +206,25 @@ static int check_cron(const cw_policy_config *cfg, const char *cron, const char 
     return CW_OK;
 }
 
-static int check_task(const char *task, const char *where, cw_strlist *problems)
+/* A task the newest Longhorn has, and the cluster's minor too when it is known: Longhorn 1.2's
+ * recurring-job command runs every task but "backup" as a snapshot, so a newer task there would
+ * do the opposite of its name (from 1.3 the CRDs' enum refuses it first). */
+static int check_task(const cw_policy_config *cfg, const char *task, const char *where,
+                      cw_strlist *problems)
 {
-    if (task && !cw_recurringjob_task_known(task))
+    char known[256];
+    int since = cw_recurringjob_task_since(task);
+    if (task && !since)
         return cw_policy_problem(problems, where, "task",
                                  "unknown task \"%s\" (expected one of " CW_RECURRINGJOB_TASKS ")",
                                  task);
+    if (task && cfg->longhorn_minor > 0 && since > cfg->longhorn_minor) {
+        cw_recurringjob_tasks_of(cfg->longhorn_minor, known, sizeof(known));
+        return cw_policy_problem(problems, where, "task",
+                                 "\"%s\" is a task of Longhorn 1.%d and later; the cluster runs "
+                                 "Longhorn 1.%d, whose manager has %s",
+                                 task, since, cfg->longhorn_minor, known);
+    }
     return CW_OK;
 }
 
@@ -279,10 +312,31 @@ static int check_parameters(json_object *params, const char *task, const char *w
     return CW_OK;
 }
 
-int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
-                               json_object *spec, const char *where, cw_strlist *problems)
+/* spec.name is optional (Longhorn 1.2's CRD prunes it; no manager reads it); when given it must be
+ * the object's name. */
+static int check_spec_name(json_object *spec, const char *meta_name, const char *where,
+                           cw_strlist *problems)
 {
-    const char *name, *task, *cron;
+    const char *name = NULL;
+    cw_error e;
+    cw_error_init(&e);
+    int rc = cw_json_opt_string(spec, where, "name", &name, &e);
+    if (rc != CW_OK)
+        return type_problem(problems, rc, &e);
+    if (!name || !*name || !meta_name || strcmp(name, meta_name) == 0)
+        return CW_OK;
+    return cw_policy_problem(problems, where, "name",
+                             "\"%s\" differs from metadata.name \"%s\": Longhorn names the job "
+                             "and its CronJob after metadata.name (leave spec.name out, or make "
+                             "it the same)",
+                             name, meta_name);
+}
+
+int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
+                               json_object *spec, const char *meta_name, const char *where,
+                               cw_strlist *problems)
+{
+    const char *task, *cron;
     json_object *labels = NULL, *params = NULL;
     int64_t retain = 0, concurrency = 0;
     int has_retain = 0, has_conc = 0, rc;
@@ -291,9 +345,9 @@ int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_vers
     if (spec && !json_object_is_type(spec, json_type_object))
         return cw_policy_problem(problems, where, NULL, "expected object, got %s",
                                  cw_json_type_name(spec));
-    if ((rc = required_string(spec, where, "name", problems, &name)) != CW_OK ||
+    if ((rc = check_spec_name(spec, meta_name, where, problems)) != CW_OK ||
         (rc = required_string(spec, where, "task", problems, &task)) != CW_OK ||
-        (rc = check_task(task, where, problems)) != CW_OK ||
+        (rc = check_task(cfg, task, where, problems)) != CW_OK ||
         (rc = required_string(spec, where, "cron", problems, &cron)) != CW_OK ||
         (cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK) ||
         (rc = check_groups(spec, where, problems)) != CW_OK)
@@ -351,7 +405,7 @@ int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, 
         (rc = type_problem(problems, rc, &e)) != CW_OK)
         return rc;
     if ((rc = required_string(job, where, "task", problems, &task)) != CW_OK ||
-        (rc = check_task(task, where, problems)) != CW_OK ||
+        (rc = check_task(cfg, task, where, problems)) != CW_OK ||
         (rc = required_string(job, where, "cron", problems, &cron)) != CW_OK ||
         (cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK))
         return rc;
@@ -402,7 +456,10 @@ static int check_object(const cw_policy_config *cfg, int check_name, json_object
         if (rc != CW_OK)
             return rc;
     }
-    return cw_recurringjob_check_spec(cfg, version, cw_json_member(obj, "spec"), "spec", problems);
+    const char *meta_name =
+        json_object_is_type(meta, json_type_object) ? cw_json_path_string(meta, "name") : NULL;
+    return cw_recurringjob_check_spec(cfg, version, cw_json_member(obj, "spec"), meta_name, "spec",
+                                      problems);
 }
 
 int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
@@ -481,9 +538,12 @@ int cw_recurringjob_default(const cw_policy_config *cfg, cw_operation op, json_o
         goto done;
     if ((rc = cw_patch_init(&p, d->patch, obj)) != CW_OK)
         goto done;
+    /* Longhorn 1.3+'s mutator fills spec.name, which v1beta2 declares. Nothing relies on it:
+     * Longhorn 1.2's v1beta1 CRD prunes it (so it is not written there), and every reader of a
+     * job's name takes metadata.name. */
     const char *meta_name = cw_json_path_string(obj, "metadata.name");
     v = cw_json_member(spec, "name");
-    if (meta_name && *meta_name &&
+    if (version == CW_RECURRINGJOB_V1BETA2 && meta_name && *meta_name &&
         (!v || json_object_is_type(v, json_type_null) ||
          (json_object_is_type(v, json_type_string) && json_object_get_string_len(v) == 0)))
         rc = cw_patch_set(&p, json_object_new_string(meta_name), "spec", "name", NULL);

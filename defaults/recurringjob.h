@@ -35,6 +35,13 @@ int cw_recurringjob_version_parse(const char *api_version, cw_recurringjob_versi
 
 /* 1 for one of CW_RECURRINGJOB_TASKS. */
 int cw_recurringjob_task_known(const char *task);
+/* The first Longhorn minor whose manager has the task (1.<n>: 2 for snapshot and backup; 3 for
+ * snapshot-force-create, snapshot-cleanup, snapshot-delete, backup-force-create; 5 for
+ * filesystem-trim; 9 for system-backup: RecurringJobType in each tag's
+ * k8s/pkg/apis/longhorn/.../recurringjob.go); 0 for an unknown task. */
+int cw_recurringjob_task_since(const char *task);
+/* The tasks Longhorn 1.<minor> has, comma-separated, into buf (for messages). */
+void cw_recurringjob_tasks_of(int minor, char *buf, size_t cap);
 /* 1 for the tasks that take parameters: backup, backup-force-create, system-backup. */
 int cw_recurringjob_task_takes_parameters(const char *task);
 /* Longhorn's retain defaulting: snapshot-cleanup and filesystem-trim → 0; snapshot-delete
@@ -57,11 +64,14 @@ int cw_recurringjob_check_name(json_object *name, const char *where, cw_strlist 
 /* A labels map (RecurringJob spec.labels or a legacy job's labels): keys are Kubernetes qualified
  * names, values non-empty strings. NULL and JSON null are fine. */
 int cw_recurringjob_check_labels(json_object *labels, const char *where, cw_strlist *problems);
-/* A RecurringJob spec: name, task, cron non-empty; known task; cron parses (robfig); groups;
- * labels; retain <= cfg->max_retain; concurrency >= 0; parameters (v1beta2 only, backup tasks,
- * known keys and values). JSON type errors are problems too. */
+/* A RecurringJob spec: task, cron non-empty; known task; cron parses (robfig); groups; labels;
+ * retain <= cfg->max_retain; concurrency >= 0; parameters (v1beta2 only, backup tasks, known keys
+ * and values). spec.name may be absent (Longhorn 1.2's CRD prunes it; the job's name is
+ * meta_name); a non-empty one must equal meta_name (NULL: not compared). JSON type errors are
+ * problems too. */
 int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
-                               json_object *spec, const char *where, cw_strlist *problems);
+                               json_object *spec, const char *meta_name, const char *where,
+                               cw_strlist *problems);
 /* A legacy job ({name, task, cron, retain, labels} from Volume spec.recurringJobs or a
  * StorageClass recurringJobs parameter) that is to become a RecurringJob: known task, cron parses,
  * 1 <= retain <= cfg->max_retain, labels as above, name (unused for naming) a string if present. */

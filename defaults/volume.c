@@ -5,7 +5,7 @@
 #include "defaults/patch.h"
 #include "lib/json.h"
 
-const char *const cw_volume_spec_members[] = {"recurringJobs", NULL};
+const char *const cw_volume_spec_members[] = {"recurringJobs", "cloneMode", NULL};
 
 /* Longhorn compares against the prefixes without their trailing slash. */
 #define JOB_KEY_PREFIX   "recurring-job.longhorn.io"
@@ -36,6 +36,12 @@ int cw_volume_has_legacy_jobs(json_object *volume)
     return json_object_is_type(jobs, json_type_array) && json_object_array_length(jobs) > 0;
 }
 
+int cw_volume_linked_clone(json_object *volume)
+{
+    const char *mode = cw_json_path_string(volume, "spec.cloneMode");
+    return mode && strcmp(mode, "linked-clone") == 0;
+}
+
 int cw_volume_job_label(cw_buf *out, const char *job)
 {
     return cw_buf_printf(out, "%s%s", CW_LABEL_JOB_PREFIX, job);
@@ -64,7 +70,8 @@ int cw_volume_default(const cw_policy_config *cfg, cw_operation op, json_object 
         !json_object_is_type(obj, json_type_object) ||
         (meta && !json_object_is_type(meta, json_type_object)) ||
         (labels && !json_object_is_type(labels, json_type_object)) ||
-        cw_volume_has_job_label(labels) || cw_volume_has_legacy_jobs(obj))
+        cw_volume_has_job_label(labels) || cw_volume_has_legacy_jobs(obj) ||
+        cw_volume_linked_clone(obj))
         goto done;
     if ((rc = cw_volume_group_label(&key, cfg->default_group)) != CW_OK ||
         (rc = cw_patch_init(&p, d->patch, obj)) != CW_OK)

@@ -16,6 +16,9 @@ int cw_volume_is_job_label(const char *key);
 int cw_volume_has_job_label(json_object *labels);
 /* 1 when spec.recurringJobs is a non-empty array. */
 int cw_volume_has_legacy_jobs(json_object *volume);
+/* 1 when spec.cloneMode is "linked-clone" (Longhorn 1.10+): such a volume cannot be snapshotted or
+ * backed up, and Longhorn's FixupRecurringJob gives it no default group. */
+int cw_volume_linked_clone(json_object *volume);
 /* Appends "recurring-job.longhorn.io/<job>" / "recurring-job-group.longhorn.io/<group>". */
 int cw_volume_job_label(cw_buf *out, const char *job);
 int cw_volume_group_label(cw_buf *out, const char *group);
@@ -25,8 +28,9 @@ int cw_volume_group_label(cw_buf *out, const char *group);
 extern const char *const cw_volume_spec_members[];
 
 /* CREATE/UPDATE: adds recurring-job-group.longhorn.io/<cfg->default_group>: enabled when the
- * volume has no job label, cfg->default_group is non-empty and the volume carries no legacy jobs
- * (those become job labels on migration; the default group would then run on top of them). */
+ * volume has no job label, cfg->default_group is non-empty, the volume carries no legacy jobs
+ * (those become job labels on migration; the default group would then run on top of them) and is
+ * not a linked clone (Longhorn 1.10+ leaves those without jobs). */
 int cw_volume_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
                       json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
 /* CREATE/UPDATE: denies a non-empty legacy spec.recurringJobs (an UPDATE that keeps the stored

@@ -169,6 +169,16 @@ int cw_metrics_histogram(cw_metrics *m, const char *name, const char *help,
     return add_family(m, CW_METRIC_HISTOGRAM, name, help, labels, bounds, nbounds, out, err);
 }
 
+cw_metric *cw_metrics_find(cw_metrics *m, const char *name)
+{
+    cw_metric *g;
+    pthread_mutex_lock(&m->lock);
+    for (g = m->head; g && strcmp(g->name, name) != 0; g = g->next)
+        ;
+    pthread_mutex_unlock(&m->lock);
+    return g;
+}
+
 static uint64_t values_hash(const cw_metric *f, const char *const *values)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a 64 */

@@ -39,6 +39,10 @@ int cw_metrics_histogram(cw_metrics *m, const char *name, const char *help,
                          const char *const *labels, const double *bounds, size_t nbounds,
                          cw_metric **out, cw_error *err) CW_MUST_CHECK;
 
+/* The family registered under `name`, NULL when there is none: for a family two parts of a
+ * process share (whichever starts first registers it). */
+cw_metric *cw_metrics_find(cw_metrics *m, const char *name);
+
 /* Updates the series named by `values` (one per label name, in order; NULL when the family has
  * no labels). Counters only go up: a negative v fails with CW_EINVAL. */
 int cw_metrics_add(cw_metric *f, const char *const *values, double v);

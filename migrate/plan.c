@@ -654,15 +654,18 @@ int cw_plan_job_object(const cw_plan *p, size_t idx, json_object **out, cw_error
     *out = NULL;
     if (!o || !meta || !spec || cw_json_copy(j->labels, &labels) != CW_OK)
         goto nomem;
-    json_object_object_add(
-        o, "apiVersion",
-        json_object_new_string(p->rj_api_version ? p->rj_api_version : "longhorn.io/v1beta1"));
+    const char *av = p->rj_api_version ? p->rj_api_version : "longhorn.io/v1beta1";
+    json_object_object_add(o, "apiVersion", json_object_new_string(av));
     json_object_object_add(o, "kind", json_object_new_string("RecurringJob"));
     json_object_object_add(meta, "name", json_object_new_string(j->name));
     json_object_object_add(meta, "namespace", json_object_new_string(p->cfg.namespace));
     json_object_object_add(o, "metadata", meta);
     meta = NULL;
-    json_object_object_add(spec, "name", json_object_new_string(j->name));
+    /* The job's name is metadata.name. spec.name only where the CRD keeps it (v1beta2, whose
+     * Longhorn webhook fills it too): Longhorn 1.2's v1beta1 prunes it, and a manifest holding a
+     * field the cluster drops never matches what is stored (GitOps tools show it as drift). */
+    if (strcmp(av, "longhorn.io/v1beta1") != 0)
+        json_object_object_add(spec, "name", json_object_new_string(j->name));
     json_object_object_add(spec, "groups", json_object_new_array());
     json_object_object_add(spec, "task", json_object_new_string(j->task));
     json_object_object_add(spec, "cron", json_object_new_string(j->cron));

@@ -398,6 +398,13 @@ void cw_informer_run(cw_informer *inf)
             continue;
         }
         count(inf, METRIC(watch_errors), NULL, 1);
+        if (err.http_status == 404) {
+            /* The resource is not served any more (its CRD was deleted): the LIST says so, to
+             * /readyz and once a minute in the log, until it is served again. */
+            need_list = 1;
+            reason = "error";
+            continue;
+        }
         failures = cw_clock_mono() - t0 > 60 ? 1 : failures + 1;
         double d = jitter_backoff(inf, failures);
         cw_log(CW_LOG_WARN, "watch failed; reconnecting", CW_LS("informer", inf->cfg.name),
@@ -421,6 +428,11 @@ int cw_informer_start(cw_informer *inf, cw_error *err)
         return cw_error_set(err, CW_ENOMEM, "informer %s: cannot start its thread", inf->cfg.name);
     inf->running = 1;
     return CW_OK;
+}
+
+void cw_informer_ask_stop(cw_informer *inf)
+{
+    atomic_store(&inf->stop, 1);
 }
 
 void cw_informer_stop(cw_informer *inf)

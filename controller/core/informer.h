@@ -92,6 +92,8 @@ void cw_informer_free(cw_informer *inf);
 int cw_informer_start(cw_informer *inf, cw_error *err) CW_MUST_CHECK;
 /* Asks the loop to end (the watch ends within about a second) and joins the thread. */
 void cw_informer_stop(cw_informer *inf);
+/* Only asks (no join): many informers asked first end together, in about a second in all. */
+void cw_informer_ask_stop(cw_informer *inf);
 /* LIST, WATCH, reconnect until cw_informer_stop. */
 void cw_informer_run(cw_informer *inf);
 /* 1 once the first LIST has filled the cache. */

@@ -251,7 +251,10 @@ void cw_ctrl_stop(cw_ctrl *c)
     for (size_t i = 0; i < c->nslots; i++) /* what is in hand finishes; nothing new starts */
         cw_ctrl_workers_stop(&c->slots[i].workers);
     if (c->leader_ok)
-        cw_leader_stop(&c->leader); /* releases the Lease */
+        cw_leader_stop(&c->leader);        /* releases the Lease */
+    for (size_t i = 0; i < c->nslots; i++) /* every watch ends at once */
+        if (c->slots[i].started)
+            cw_shell_ask_stop(c->slots[i].shell);
     for (size_t i = 0; i < c->nslots; i++)
         if (c->slots[i].started) {
             cw_shell_stop(c->slots[i].shell);

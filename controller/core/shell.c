@@ -164,8 +164,15 @@ int cw_shell_start(cw_shell *s, cw_error *err)
     return CW_OK;
 }
 
+void cw_shell_ask_stop(cw_shell *s)
+{
+    for (int i = 0; i < s->started; i++)
+        cw_informer_ask_stop(&s->infs[i].inf);
+}
+
 void cw_shell_stop(cw_shell *s)
 {
+    cw_shell_ask_stop(s); /* all of them end at once, not one after another */
     while (s->started > 0)
         cw_informer_stop(&s->infs[--s->started].inf);
 }

@@ -89,6 +89,9 @@ int cw_shell_new(const cw_reconciler_ops *r, const cw_shell_env *env, cw_shell *
 void cw_shell_free(cw_shell *s); /* stops what runs; NULL is fine */
 int cw_shell_start(cw_shell *s, cw_error *err) CW_MUST_CHECK;
 void cw_shell_stop(cw_shell *s);
+/* Asks every informer to end without waiting (cw_shell_stop waits): a process stopping many
+ * shells asks them all first. */
+void cw_shell_ask_stop(cw_shell *s);
 /* 1 when every informer has synced; else 0 with why (a resource the server does not serve is
  * named as such), for /readyz. */
 int cw_shell_synced(cw_shell *s, char *why, size_t whylen);

@@ -194,6 +194,14 @@ e2e_bg() {
 e2e_stop() { cwc_stop_pid "$CW_E2E_DIR" "$1"; }
 e2e_bg_pid() { cat "$CW_E2E_DIR/run/$1.pid"; }
 
+# A cronwarden controller started with e2e_bg NAME ... --metrics-listen 127.0.0.1:0: log_of NAME
+# prints its log file, port_of NAME its metrics port (from the log), metric_sum NAME FAMILY
+# [FILTER] the sum of the family's samples whose labels contain FILTER — "missing" when the
+# process does not export the family at all (a renamed or unregistered metric is no zero).
+log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }
+port_of() { grep -o 'metrics_port=[0-9]*' "$(log_of "$1")" | sed -n 1p | cut -d= -f2; }
+metric_sum() { curl -fsS "http://127.0.0.1:$(port_of "$1")/metrics" | awk -v m="$2" -v f="${3:-}" '$1 == "#" && $2 == "TYPE" && $3 == m {seen = 1} index($1, m) == 1 && index($1, f) {s += $2} END {if (seen) print s + 0; else print "missing"}'; }
+
 # ---- assertions: tests/lib/assert.sh (shared with the CLI tests), failing through e2e_fail ------
 # shellcheck source=../lib/assert.sh
 . "$E2E_LIB_DIR/../lib/assert.sh"
@@ -308,6 +316,105 @@ e2e__discovered() {
   local plural=${1%%.*} group=${1#*.} gv
   gv=$(kc get --raw "/apis/$group" | jq -er .preferredVersion.groupVersion) || return 1
   kc get --raw "/apis/$gv" | jq -e --arg r "$plural" '[.resources[].name] | index($r) != null' >/dev/null
+}
+
+# ---- Longhorn's own CRDs, per release (tests/fixtures/longhorn-<version>/) -------------------------
+
+# The five longhorn.io CRDs the fixtures keep (and cronwarden's tests use).
+LH_CRDS=(backups.longhorn.io backupvolumes.longhorn.io recurringjobs.longhorn.io settings.longhorn.io volumes.longhorn.io)
+
+# lh_crds_render VERSION: the fixture's crds.yaml as kubectl can create it. From 1.9 upstream's file
+# is a Helm template (tests/fixtures/longhorn-1.9.3/README.md): the chart's labels include is
+# dropped (upstream's own `longhorn-manager: ""` label stays) and the release namespace is
+# longhorn-system. Nothing else is a template; earlier versions pass through unchanged.
+lh_crds_render() {
+  local f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/crds.yaml
+  [ -f "$f" ] || e2e_fail "no CRDs for Longhorn $1 ($f)"
+  sed -e 's/ {{- include "longhorn.labels" \. | nindent 4 }}$//' \
+      -e 's/{{ include "release_namespace" \. }}/longhorn-system/' "$f"
+}
+
+# lh_crd_doc VERSION NAME: the one CRD document NAME (e.g. settings.longhorn.io) of
+# lh_crds_render VERSION, to create it again after a test removed it.
+lh_crd_doc() {
+  lh_crds_render "$1" | awk -v n="$2" '
+    function flush() { if (index(doc, "\n  name: " n "\n")) printf "%s", substr(doc, 2); doc = "\n" }
+    BEGIN { doc = "\n" } /^---/ { flush(); next } { doc = doc $0 "\n" } END { flush() }'
+}
+
+# lh_apply_crds VERSION: Longhorn VERSION's own CRDs replace the cluster's five longhorn.io CRDs
+# (deleted first, with every object of theirs), then wait until Established and discovered.
+# Created with --validate=false: kubectl 1.20 does not know x-kubernetes-validations (CEL, in
+# 1.11+'s Volume schema), which the 1.20 apiserver then drops. Volumes of 1.3-1.9 declare a
+# conversion webhook (a Service of Longhorn's that the harness does not run): use their storage
+# version, longhorn.io/v1beta2, so that the apiserver never calls it. Not on an existing cluster.
+lh_apply_crds() {
+  [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_skip "lh_apply_crds replaces the cluster's longhorn.io CRDs"
+  assert_ok kc delete crd "${LH_CRDS[@]}" --ignore-not-found --wait=true
+  lh_crds_render "$1" | kc create --validate=false -f - >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
+  assert_ok kc wait --for condition=established --timeout=60s "${LH_CRDS[@]/#/crd/}"
+  local n
+  for n in "${LH_CRDS[@]}"; do
+    wait_for 30 "discovery of $n" e2e__discovered "$n"
+  done
+  rm -rf "$CW_E2E_DIR/kube-cache/discovery"
+}
+
+# lh_manager IMAGE: the longhorn-manager DaemonSet of tests/e2e/fixtures/longhorn-manager.yaml in
+# longhorn-system, running IMAGE (its image and --manager-image): created, or changed in place.
+lh_manager() {
+  sed "s|\"longhornio/longhorn-manager:v1.2.6\"|\"$1\"|" "$CW_SOURCE_DIR/tests/e2e/fixtures/longhorn-manager.yaml" |
+    kc apply -n longhorn-system -f - >/dev/null || e2e_fail "cannot apply the longhorn-manager DaemonSet ($1)"
+}
+
+# lh_like_fixture VERSION NAMESPACE NAME: CronJob NAMESPACE/NAME is what Longhorn VERSION's manager
+# writes (tests/fixtures/longhorn-VERSION/cronjob-NAME.json): the last-applied annotation byte for
+# byte, the labels, the owner, and the spec less what the 1.20 apiserver fills in (the objects are
+# batch/v1beta1 on Kubernetes 1.20 whatever the release writes; 1.20 defaults
+# failedJobsHistoryLimit, which 1.2 and 1.3 leave out; creationTimestamp, printed as null by 1.20
+# where 1.10+'s libraries leave it out).
+LH_ANN='.metadata.annotations["longhorn.io/last-applied-cronjob-spec"]'
+lh_like_fixture() {
+  local f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/cronjob-$3.json got
+  local spec='.spec | del(.suspend, .jobTemplate.spec.template.spec.dnsPolicy, .jobTemplate.spec.template.spec.schedulerName,
+    .jobTemplate.spec.template.spec.securityContext, .jobTemplate.spec.template.spec.terminationGracePeriodSeconds,
+    .jobTemplate.spec.template.spec.containers[0].terminationMessagePath, .jobTemplate.spec.template.spec.containers[0].terminationMessagePolicy,
+    .jobTemplate.spec.template.spec.containers[0].imagePullPolicy, .jobTemplate.spec.template.spec.volumes[0].hostPath.type,
+    .jobTemplate.spec.template.spec.serviceAccount, .jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion)
+    | del(.. | .creationTimestamp?)'
+  [ -f "$f" ] || e2e_fail "no fixture $f"
+  got=$(kc get cronjobs.v1beta1.batch -n "$2" "$3" -o json) || e2e_fail "no CronJob $2/$3"
+  assert_eq "$(jq -r "$LH_ANN" <<<"$got")" "$(jq -r "$LH_ANN" "$f")" "Longhorn $1, $3: last-applied annotation"
+  assert_eq "$(jq -cS .metadata.labels <<<"$got")" "$(jq -cS .metadata.labels "$f")" "Longhorn $1, $3: labels"
+  assert_eq "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' <<<"$got")" \
+    "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' "$f")" "Longhorn $1, $3: owner"
+  assert_eq "$(jq -cS --argjson f "$(jq .spec "$f")" \
+      "$spec"' | if $f | has("failedJobsHistoryLimit") then . else del(.failedJobsHistoryLimit) end' <<<"$got")" \
+    "$(jq -cS "$spec" "$f")" "Longhorn $1, $3: spec (less the apiserver's defaults)"
+}
+
+# e2e_register_webhook URL CA_BUNDLE: cronwarden's mutating and validating configurations (both
+# named cronwarden) for Longhorn's RecurringJobs and Volumes in both versions, CREATE and UPDATE,
+# calling URL/mutate and URL/validate (failurePolicy Fail, sideEffects None, as deploy/ does).
+e2e_register_webhook() {
+  local kind path
+  for kind in Mutating Validating; do
+    path=${kind,,}; path=${path%ing}e
+    assert_ok kc apply -f - <<EOF
+apiVersion: admissionregistration.k8s.io/v1
+kind: ${kind}WebhookConfiguration
+metadata: {name: cronwarden}
+webhooks:
+  - name: ${path}.cronwarden.io
+    clientConfig: {url: "$1/$path", caBundle: "$2"}
+    rules:
+    - {apiGroups: ["longhorn.io"], apiVersions: ["v1beta1", "v1beta2"], operations: ["CREATE", "UPDATE"], resources: ["recurringjobs", "volumes"], scope: Namespaced}
+    admissionReviewVersions: ["v1"]
+    sideEffects: None
+    failurePolicy: Fail
+    timeoutSeconds: 5
+EOF
+  done
 }
 
 # e2e_namespace NAME: create a namespace for the scenario. On an existing cluster the name gets a

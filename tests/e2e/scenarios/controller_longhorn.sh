@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # cronwarden controller, the Longhorn reconcilers (recurringjob, volume), on a real kube-apiserver
-# 1.20 with kube-controller-manager (garbage collection), run as a user bound to exactly
-# deploy/controller/rbac.yaml + rbac-longhorn.yaml: a CronJob per RecurringJob within seconds,
-# batch/v1beta1 as discovery finds on 1.20, its last-applied annotation byte for byte the one
-# Longhorn 1.2.6 wrote (tests/fixtures/longhorn-1.2.6/); an invalid job gets no CronJob and a
-# Warning Event; a cron edit updates the CronJob; a CronJob deleted by hand comes back; a deleted
-# RecurringJob takes its CronJob with it; Settings shape the CronJobs; a volume written past the
-# webhook with legacy spec.recurringJobs ends with the labels `cronwarden migrate` gives it; a
-# volume stripped of its job labels gets the default group back; leader failover makes no
-# duplicate; a restarted controller with everything in sync writes nothing.
+# 1.20 with kube-controller-manager (garbage collection), on the CRDs Longhorn 1.2.6 itself
+# installs (tests/fixtures/longhorn-1.2.6/: spec.name is pruned), run as a user bound to exactly
+# deploy/controller/rbac.yaml + rbac-longhorn.yaml (no request of it refused): the version read
+# from the longhorn-manager DaemonSet, logged and exported; a CronJob per RecurringJob within
+# seconds, batch/v1beta1 as discovery finds on 1.20, its last-applied annotation byte for byte the
+# one Longhorn 1.2.6 wrote; an invalid job gets no
+# CronJob and a Warning Event; a cron edit updates the CronJob; a CronJob deleted by hand comes
+# back; a deleted RecurringJob takes its CronJob with it; Settings shape the CronJobs; a volume
+# written past the webhook with legacy spec.recurringJobs ends with the labels `cronwarden
+# migrate` gives it; a volume stripped of its job labels gets the default group back; leader
+# failover makes no duplicate; another writer rewriting a CronJob with another minor's bytes is
+# answered three times, then left alone with a WriteWar Event naming it; a restarted controller
+# with everything in sync writes nothing; settings.longhorn.io removed (or missing at start) makes
+# /readyz 503 naming it, logged as one error, until it is there again.
 . "$(dirname "$0")/../lib.sh"
 e2e_start
-apply_crds
 e2e_require_users controller
+lh_apply_crds 1.2.6
 LH=longhorn-system
 LEASE_NS=cronwarden
 FIXTURES=$CW_SOURCE_DIR/tests/fixtures/longhorn-1.2.6
@@ -32,11 +37,7 @@ ctl() {
     --kubeconfig "$CW_E2E_DIR/kubeconfig-controller" --leader-election-namespace "$LEASE_NS" \
     --lease-duration 3s --metrics-listen 127.0.0.1:0 --log-level debug
 }
-log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }
-port_of() { grep -o 'metrics_port=[0-9]*' "$(log_of "$1")" | sed -n 1p | cut -d= -f2; }
-# The sum of a metric family's samples whose labels contain FILTER; "missing" when the process
-# does not export the family at all (a renamed or unregistered metric is no zero).
-metric_sum() { curl -fsS "http://127.0.0.1:$(port_of "$1")/metrics" | awk -v m="$2" -v f="${3:-}" '$1 == "#" && $2 == "TYPE" && $3 == m {seen = 1} index($1, m) == 1 && index($1, f) {s += $2} END {if (seen) print s + 0; else print "missing"}'; }
+readyz() { curl -sS "http://127.0.0.1:$(port_of "$1")/readyz"; }
 cj() { kc get cronjobs.v1beta1.batch -n "$LH" "$1" -o json; }
 cj_count() { kc get cronjobs.v1beta1.batch -n "$LH" -l "recurring-job.longhorn.io=$1" -o json | jq '.items | length'; }
 has_cj() { [ "$(cj_count "$1")" = 1 ]; }
@@ -46,27 +47,27 @@ vol_labels() { kc get volumes.v1beta1.longhorn.io -n "$LH" "$1" -o json | jq -cS
 e2e_step "Longhorn as a fresh 1.2.6 install: the longhorn-manager DaemonSet (its image is the jobs')"
 kc apply -n "$LH" -f "$CW_SOURCE_DIR/tests/e2e/fixtures/longhorn-manager.yaml" >/dev/null
 
-e2e_step "RecurringJobs: the two of the fixtures, one more, one the policy refuses"
+e2e_step "RecurringJobs as Longhorn 1.2 writes them (no spec.name): the two of the fixtures, one more, one the policy refuses"
 kc apply -n "$LH" -f - >/dev/null <<'EOF2'
 apiVersion: longhorn.io/v1beta1
 kind: RecurringJob
 metadata: {name: backup-7-7bc5443b-4fc79c10}
-spec: {name: backup-7-7bc5443b-4fc79c10, task: backup, cron: "0 2 * * *", retain: 7, concurrency: 10, groups: [], labels: {}}
+spec: {task: backup, cron: "0 2 * * *", retain: 7, concurrency: 10, groups: [], labels: {}}
 ---
 apiVersion: longhorn.io/v1beta1
 kind: RecurringJob
 metadata: {name: snapshot-4-0520073e-8a390c6d}
-spec: {name: snapshot-4-0520073e-8a390c6d, task: snapshot, cron: "0 */6 * * *", retain: 4, concurrency: 10}
+spec: {task: snapshot, cron: "0 */6 * * *", retain: 4, concurrency: 10}
 ---
 apiVersion: longhorn.io/v1beta1
 kind: RecurringJob
 metadata: {name: hourly}
-spec: {name: hourly, task: snapshot, cron: "0 * * * *", retain: 2, concurrency: 1, groups: [default]}
+spec: {task: snapshot, cron: "0 * * * *", retain: 2, concurrency: 1, groups: [default]}
 ---
 apiVersion: longhorn.io/v1beta1
 kind: RecurringJob
 metadata: {name: broken}
-spec: {name: broken, task: snapshot, cron: "61 * * * *", retain: 1, concurrency: 1}
+spec: {task: snapshot, cron: "61 * * * *", retain: 1, concurrency: 1}
 EOF2
 
 e2e_step "Volumes: legacy spec.recurringJobs (written past the webhook), none, one job label"
@@ -102,6 +103,13 @@ for j in backup-7-7bc5443b-4fc79c10 snapshot-4-0520073e-8a390c6d hourly; do
   wait_for 20 "the CronJob of $j" has_cj "$j"
 done
 e2e_log "three CronJobs $(( $(date +%s%3N) - t0 )) ms after the controller started"
+assert_eq "$(metric_sum ctl1 cronwarden_controller_longhorn_version_info 'version="v1.2.6",minor="1.2",source="daemonset"')" 1 \
+  "longhorn_version_info: 1.2 from the DaemonSet"
+assert_eq "$(metric_sum ctl1 cronwarden_controller_standing_down)" 0 "standing down: no"
+for c in recurringjob volume; do
+  grep -q "msg=\"Longhorn version\" controller=$c version=v1.2.6 minor=1.2 source=daemonset" "$(log_of ctl1)" ||
+    e2e_fail "no 'Longhorn version' line of $c in $(log_of ctl1)"
+done
 wait_for 20 "the legacy volume migrated" eval '[ "$(vol_labels legacy)" = "$want_legacy" ]'
 assert_json "$(kc get volumes.v1beta1.longhorn.io -n "$LH" legacy -o json)" '.spec.recurringJobs' null
 assert_json "$(vol_labels legacy)" '.app' db "the volume's own label stays"
@@ -113,22 +121,16 @@ assert_eq "$(vol_labels labelled)" '{"recurring-job.longhorn.io/hourly":"enabled
 e2e_step "byte for byte what Longhorn 1.2.6 wrote, in the discovered batch/v1beta1"
 for f in "$FIXTURES"/cronjob-*.json; do
   j=$(jq -r .metadata.name "$f")
+  lh_like_fixture 1.2.6 "$LH" "$j"
   got=$(cj "$j")
   assert_json "$got" .apiVersion batch/v1beta1
-  assert_eq "$(jq -r '.metadata.annotations["longhorn.io/last-applied-cronjob-spec"]' <<<"$got")" \
-    "$(jq -r '.metadata.annotations["longhorn.io/last-applied-cronjob-spec"]' "$f")" "$j: last-applied annotation"
-  assert_eq "$(jq -cS .metadata.labels <<<"$got")" "$(jq -cS .metadata.labels "$f")" "$j: labels"
-  assert_eq "$(jq -cS '.spec | del(.suspend, .jobTemplate.spec.template.spec.dnsPolicy, .jobTemplate.spec.template.spec.schedulerName,
-      .jobTemplate.spec.template.spec.securityContext, .jobTemplate.spec.template.spec.terminationGracePeriodSeconds,
-      .jobTemplate.spec.template.spec.containers[0].terminationMessagePath, .jobTemplate.spec.template.spec.containers[0].terminationMessagePolicy,
-      .jobTemplate.spec.template.spec.containers[0].imagePullPolicy, .jobTemplate.spec.template.spec.volumes[0].hostPath.type,
-      .jobTemplate.spec.template.spec.serviceAccount, .jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion,
-      .failedJobsHistoryLimit)' <<<"$got")" "$(jq -cS .spec "$f")" "$j: spec (less the apiserver's defaults)"
   assert_json "$got" '.metadata.ownerReferences[0] | [.kind, .name, (.uid | length > 0)] | join(",")' "RecurringJob,$j,true"
 done
 
-e2e_step "the policy refuses a job: no CronJob, a Warning Event"
+e2e_step "the policy refuses a job: no CronJob, a Warning Event; no other job refused (none has spec.name)"
 no_cj broken || e2e_fail "a CronJob was made for the invalid job"
+assert_eq "$(grep 'RecurringJob refused by the policy' "$(log_of ctl1)" | grep -vc 'recurringjob=longhorn-system/broken ')" 0 \
+  "refusals of jobs other than broken"
 wait_for 10 "the InvalidRecurringJob Event" eval 'kc get events -n "$LH" --field-selector involvedObject.name=broken,reason=InvalidRecurringJob -o json |
   jq -e ".items[0] | .type == \"Warning\" and (.message | startswith(\"spec.cron: invalid cron expression\"))" >/dev/null'
 
@@ -169,7 +171,9 @@ e2e_step "a deleted RecurringJob takes its CronJob with it (cronwarden's own DEL
 DELETES='verb="delete_cronjob",result="ok"'
 deletes=$(metric_sum ctl1 cronwarden_controller_recurringjob_writes_total "$DELETES")
 kc delete recurringjobs.v1beta1.longhorn.io -n "$LH" snapshot-4-0520073e-8a390c6d --cascade=orphan >/dev/null
-wait_for 20 "snapshot-4's CronJob gone" no_cj snapshot-4-0520073e-8a390c6d
+# The orphan finalizer waits for the garbage collector to watch RecurringJobs, which it starts at
+# its next discovery of new resources (every 30 s): up to half a minute after the CRDs appeared.
+wait_for 40 "snapshot-4's CronJob gone" no_cj snapshot-4-0520073e-8a390c6d
 assert_eq "$(metric_sum ctl1 cronwarden_controller_recurringjob_writes_total "$DELETES")" "$((deletes + 1))" "cronwarden's own DELETE of the CronJob"
 
 e2e_step "a volume stripped of every job label gets the default group back"
@@ -185,13 +189,46 @@ kc apply -n "$LH" -f - >/dev/null <<'EOF2'
 apiVersion: longhorn.io/v1beta1
 kind: RecurringJob
 metadata: {name: after-failover}
-spec: {name: after-failover, task: backup, cron: "0 4 * * *", retain: 3, concurrency: 2}
+spec: {task: backup, cron: "0 4 * * *", retain: 3, concurrency: 2}
 EOF2
 wait_for 20 "the new leader's CronJob" has_cj after-failover
 for j in backup-7-7bc5443b-4fc79c10 hourly snapshot-1-97893a05-77074ba4 after-failover; do
   assert_eq "$(cj_count "$j")" 1 "CronJobs labelled for $j"
 done
 assert_eq "$(kc get cronjobs.v1beta1.batch -n "$LH" -o json | jq '.items | length')" 4 "CronJobs in all"
+
+e2e_step "another writer keeps rewriting a CronJob with another minor's bytes: answered three times, then left alone"
+kc apply -n "$LH" -f - >/dev/null <<'EOF2'
+apiVersion: longhorn.io/v1beta1
+kind: RecurringJob
+metadata: {name: contested}
+spec: {task: snapshot, cron: "0 0 1 1 *", retain: 1, concurrency: 1}
+EOF2
+wait_for 20 "contested's CronJob" has_cj contested
+ours=$(cj contested | jq -r "$LH_ANN")
+theirs=$(jq -r "$LH_ANN" "$CW_SOURCE_DIR/tests/fixtures/longhorn-1.4.4/cronjob-snapshot-4-0520073e-8a390c6d.json")
+annotation() { cj contested | jq -r "$LH_ANN"; }
+rewrite() { # as a Longhorn 1.4 manager would: its own bytes, under its own field manager
+  kc patch cronjobs.v1beta1.batch -n "$LH" contested --type merge --field-manager longhorn-manager \
+    -p "$(jq -n --arg a "$theirs" '{metadata: {annotations: {"longhorn.io/last-applied-cronjob-spec": $a}}}')" >/dev/null
+}
+UPDATES='verb="update_cronjob",result="ok"'
+updates=$(metric_sum ctl2 cronwarden_controller_recurringjob_writes_total "$UPDATES")
+for i in 1 2 3; do
+  rewrite
+  wait_for 10 "cronwarden's rewrite $i" eval '[ "$(annotation)" = "$ours" ]'
+done
+rewrite
+wait_for 10 "the WriteWar Event" eval 'kc get events -n "$LH" --field-selector involvedObject.name=contested,reason=WriteWar -o json |
+  jq -e ".items[0] | .type == \"Warning\" and (.message | startswith(\"longhorn-manager keeps rewriting this object after cronwarden'"'"'s recurringjob reconciler writes it\"))" >/dev/null'
+sleep 2
+assert_eq "$(annotation)" "$theirs" "the fourth rewrite stays: cronwarden stopped writing it"
+assert_eq "$(metric_sum ctl2 cronwarden_controller_recurringjob_writes_total "$UPDATES")" "$((updates + 3))" "cronwarden's updates: three"
+assert_eq "$(metric_sum ctl2 cronwarden_controller_write_wars_total 'controller="recurringjob"')" 1 "write_wars_total"
+grep -q 'another writer keeps undoing.*object=cronjobs.batch/longhorn-system/contested other_writer=longhorn-manager' "$(log_of ctl2)" ||
+  e2e_fail "no write-war line in $(log_of ctl2)"
+kc delete recurringjobs.v1beta1.longhorn.io -n "$LH" contested >/dev/null
+wait_for 20 "contested's CronJob gone" no_cj contested
 
 e2e_step "everything in sync: a restarted controller reconciles every key and writes nothing"
 e2e_stop ctl2
@@ -221,7 +258,28 @@ new_job=$(kc get volumes.v1beta1.longhorn.io -n "$LH" legacy2 -o json | jq -r '.
 [ -n "$new_job" ] || e2e_fail "legacy2 was not migrated"
 has_cj "$new_job" || e2e_fail "no CronJob for $new_job"
 
-e2e_step "the role refuses what the controller never does"
+e2e_step "the role refuses what the controller never does, and nothing the controller did"
+for l in "$CW_E2E_DIR"/logs/ctl*.log; do
+  assert_eq "$(grep -c 'status=403' "$l")" 0 "requests refused with 403 in $(basename "$l")"
+done
 assert_fails --match forbidden kc_as controller get secrets -n "$LH"
 assert_fails --match forbidden kc_as controller delete volumes.longhorn.io -n "$LH" bare
 assert_fails --match forbidden kc_as controller delete recurringjobs.longhorn.io -n "$LH" hourly
+
+e2e_step "settings.longhorn.io removed under a running controller, then missing at start: /readyz names it, one error a minute"
+NOT_SERVED='recurringjob: the API server does not serve settings.longhorn.io/v1beta1 (LIST answers 404)'
+assert_ok kc delete crd settings.longhorn.io
+wait_for 30 "ctl4's /readyz to name settings.longhorn.io" eval '[ "$(readyz ctl4)" = "$NOT_SERVED" ]'
+e2e_stop ctl4
+CONTROLLERS=recurringjob ctl ctl5
+wait_for 20 "ctl5's /readyz to name settings.longhorn.io" eval '[ "$(readyz ctl5)" = "$NOT_SERVED" ]'
+assert_eq "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$(port_of ctl5)/readyz")" 503 "/readyz status"
+wait_for 20 "three LISTs of the settings to fail" eval \
+  '[ "$(metric_sum ctl5 cronwarden_controller_informer_lists_total "resource=\"settings\",reason=\"error\"")" -ge 3 ]'
+assert_eq "$(metric_sum ctl5 cronwarden_controller_informer_missing 'resource="settings"')" 1 "informer_missing{settings}"
+assert_eq "$(grep -c 'level=error msg="the API server does not serve a resource this reconciler needs.*resource=settings.longhorn.io/v1beta1' "$(log_of ctl5)")" 1 \
+  "one error line for the missing resource, not one per retry"
+assert_eq "$(grep -c 'list failed; retrying.*informer=settings' "$(log_of ctl5)")" 0 "no warning per retry"
+assert_ok kc create -f <(lh_crd_doc 1.2.6 settings.longhorn.io)
+wait_for 40 "/readyz once the CRD is there" eval '[ "$(readyz ctl5)" = ok ]'
+assert_eq "$(metric_sum ctl5 cronwarden_controller_informer_missing 'resource="settings"')" 0 "informer_missing{settings} after"

@@ -291,7 +291,7 @@ e2e_step "admission: defaults, denials, dry runs, both RecurringJob versions"
 created -f <(rj "$NS" e2e-daily "0 3 * * *")
 assert_json "$E2E_OUT" .spec '{"concurrency":10,"cron":"0 3 * * *","groups":[],"labels":{},"name":"e2e-daily","parameters":{},"retain":2,"task":"snapshot"}' "defaulted RecurringJob"
 created -f <(rj "$NS" e2e-v1beta1 "0 4 * * *" v1beta1)
-assert_json "$E2E_OUT" '.spec | [.concurrency, .groups, .name]' '[10,[],"e2e-v1beta1"]' "RecurringJob through v1beta1"
+assert_json "$E2E_OUT" '.spec | [.concurrency, .groups, .name]' '[10,[],null]' "RecurringJob through v1beta1 (no spec.name there)"
 assert_fails --match 'admission webhook "recurringjobs.validate.cronwarden.io" denied the request: spec.cron: invalid cron expression' \
   kc create -f <(rj "$NS" e2e-bad "0 0 * *")
 assert_fails --match 'recurringjobs.validate.cronwarden.io" denied the request' kc create --dry-run=server -f <(rj "$NS" e2e-bad "0 0 * *")
@@ -664,8 +664,15 @@ assert_ok kc apply -f "$D/controller/rbac-longhorn.yaml"
 patch_line=$(awk '/^   kubectl patch deployment -n cronwarden cronwarden-controller/ {getline nxt; sub(/\\$/, "", $0); print $0 nxt}' "$CW_SOURCE_DIR/docs/deploy.md")
 [ -n "$patch_line" ] || e2e_fail "the documented patch is not in docs/deploy.md"
 assert_ok eval "${patch_line/kubectl/kc}"
-assert_json "$(kc get deployment -n "$CW_NS" cronwarden-controller -o json)" '.spec.template.spec.containers[0].args[0:2]' \
-  '["controller","--controllers=schedule,recurringjob,volume"]'
+step4=$(kc get deployment -n "$CW_NS" cronwarden-controller -o json)
+assert_json "$step4" '.spec.template.spec.containers[0].args | [.[0:2], .[-2:]]' \
+  '[["controller","--controllers=schedule,recurringjob,volume"],["--longhorn-version=1.2","--job-image=longhornio/longhorn-manager:v1.2.6"]]'
+# The controller with those arguments goes by Longhorn 1.2 from the start, whatever runs.
+mapfile -t STEP4_ARGS < <(container_args "$step4" "$pod" | grep -v '^--metrics-listen=')
+e2e_bg controller-step4 env POD_NAME=cronwarden-controller-step4 "$BIN" "${STEP4_ARGS[@]}" --metrics-listen=127.0.0.1:0
+wait_for 30 "the step-4 controller's version line" grep -q 'msg="Longhorn version" controller=recurringjob version=1.2 minor=1.2 source=flag' \
+  "$CW_E2E_DIR/logs/controller-step4.log"
+e2e_stop controller-step4
 
 # ---- uninstall -----------------------------------------------------------------------------------
 e2e_step "uninstall: everything cronwarden installed goes, Longhorn's objects stay"

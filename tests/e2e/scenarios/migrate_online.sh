@@ -2,11 +2,13 @@
 # Online migrate on a real kube-apiserver: the example Longhorn 1.1 cluster is seeded; dry runs
 # (client and server) change nothing; an apply reaches exactly what the offline planner computes
 # for the same manifests, object by object; a rerun has nothing to do; and the upgrade Job's RBAC
-# (deploy/upgrade-job/rbac.yaml) is sufficient for a user bound to exactly it, and minimal.
+# (deploy/upgrade-job/rbac.yaml) is sufficient for a user bound to exactly it, and minimal. On the
+# CRDs Longhorn 1.2.6 installs (the upgrade's target; tests/fixtures/longhorn-1.2.6/: RecurringJobs
+# in v1beta1 only, spec.name pruned); on an existing cluster (CW_E2E_EXTERNAL=1), on its own.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../migrate_lib.sh"
 e2e_start
-apply_crds
+if [ "${CW_E2E_EXTERNAL:-0}" = 1 ]; then apply_crds; else lh_apply_crds 1.2.6; fi
 NS=$(e2e_namespace longhorn-system)
 
 e2e_step "seed the example Longhorn 1.1 cluster into $NS"
@@ -49,6 +51,9 @@ assert_fails cw migrate --namespace "$NS" --lease-duration 3s --kubeconfig "$CW_
 assert_json "$(cat "$E2E_DIR/apply.json")" '.summary.errors' 0 "no failed writes"
 assert_json "$(cat "$E2E_DIR/apply.json")" '.summary | [.volumes.migrated, .storageClasses.migrated, .configMaps.migrated, .recurringJobs.created, .cronJobs.deleted]' \
   '[13,2,1,4,19]' "everything planned was done"
+if [ "${CW_E2E_EXTERNAL:-0}" != 1 ]; then # Longhorn 1.2.6's CRDs serve RecurringJobs in v1beta1 only
+  assert_json "$(cat "$E2E_DIR/apply.json")" .recurringJobApiVersion longhorn.io/v1beta1 "the RecurringJobs' version"
+fi
 
 e2e_step "every object against the offline truth"
 # Volumes: planned labels added as "enabled", legacy list gone; the others untouched.
@@ -69,7 +74,7 @@ done < <(jq -c '.volumes[]' "$E2E_DIR/truth.json")
 while IFS= read -r row; do
   name=$(jq -r .name <<<"$row")
   rj=$(kc get recurringjobs.longhorn.io -n "$NS" "$name" -o json)
-  assert_json "$rj" '.spec | [.name, .task, .cron, .retain, .concurrency, .groups, (.labels // {} | to_entries | sort_by(.key) | from_entries)]' \
+  assert_json "$rj" '[.metadata.name] + (.spec | [.task, .cron, .retain, .concurrency, .groups, (.labels // {} | to_entries | sort_by(.key) | from_entries)])' \
     "$(jq -S -c --arg n "$name" '[$n, .task, .cron, .retain, 10, [], (.labels // {})]' <<<"$row")" "RecurringJob $name"
 done < <(jq -c '.recurringJobs[] | select(.action=="create")' "$E2E_DIR/truth.json")
 assert_json "$(kc get recurringjobs.longhorn.io -n "$NS" backup-12-2df341a3-8a390c6d -o json)" .spec.cron '0 0 15 * *' "the conflicting RecurringJob was not overwritten"

@@ -142,6 +142,21 @@ __attribute__((unused)) static void shell_cached(shell_fixture *f, size_t i, con
     assert_int_equal(cw_ctrl_store_put(cw_shell_store(f->shell, i), key, o, NULL), CW_OK);
 }
 
+/* The watch brings the longhorn-manager DaemonSet, now running `image`, into informer i (a Longhorn
+ * reconciler's); then a resync (enqueue_all) looks at everything. */
+__attribute__((unused)) static void shell_manager_runs(shell_fixture *f, size_t i,
+                                                       const char *image)
+{
+    char ds[512];
+    snprintf(ds, sizeof(ds),
+             "{'metadata':{'name':'longhorn-manager','namespace':'longhorn-system',"
+             "'resourceVersion':'2'},'spec':{'template':{'spec':{'containers':[{'name':"
+             "'longhorn-manager','image':'%s'}]}}}}",
+             image);
+    shell_cached(f, i, ds);
+    assert_int_equal(cw_shell_enqueue_all(f->shell), CW_OK);
+}
+
 /* The value of a metrics series, as the exposition prints it ("name{l=\"v\"}"); 0 when absent. */
 __attribute__((unused)) static double shell_metric(shell_fixture *f, const char *series)
 {

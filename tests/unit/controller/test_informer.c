@@ -18,6 +18,7 @@ typedef struct answer {
     const char *request; /* "GET <path prefix>" the request must start with */
     long status;         /* 0: connection reset */
     const char *body;
+    int minute_later; /* run-loop tests: a minute has passed since the last "not served" line */
 } answer;
 
 typedef struct script {
@@ -45,6 +46,8 @@ static int scripted(void *ud, const char *method, const char *path, int attempt,
         return 1;
     }
     const answer *a = &s->answers[s->i++];
+    if (a->minute_later && s->inf && s->inf->missing_logged > 0)
+        s->inf->missing_logged -= 61;
     if (strncmp(req, a->request, strlen(a->request)) != 0 && !s->failure[0])
         snprintf(s->failure, sizeof(s->failure), "request %zu: %s\n want: %s...", s->i, req,
                  a->request);
@@ -220,45 +223,143 @@ static const answer loop_answers[] = {
     {"GET " BASE "?watch=1&resourceVersion=50&", 200, EV("MODIFIED", S("b", "51"))},
 };
 
+/* The run loop over the script's answers until they run out, with a default handler feeding q and
+ * the informer's metrics in im; logging off (retries and errors log on purpose). */
+typedef struct loop_fixture {
+    script s;
+    cw_kube_client *kube;
+    cw_informer inf;
+    cw_queue q;
+    cw_metrics m;
+    cw_informer_metrics im;
+} loop_fixture;
+
+/* log: where the loop logs (at warning and above); NULL: nowhere. */
+static void loop_run_log(loop_fixture *f, const answer *answers, size_t n, FILE *log)
+{
+    cw_error err;
+    memset(f, 0, sizeof(*f));
+    f->s.answers = answers;
+    f->s.n = n;
+    f->kube = new_client(&f->s);
+    cw_metrics_init(&f->m);
+    assert_int_equal(cw_informer_metrics_register(&f->m, &f->im, &err), CW_OK);
+    assert_int_equal(cw_queue_init(&f->q, NULL, &err), CW_OK);
+    cw_informer_config cfg = {
+        .name = "schedules",
+        .kube = f->kube,
+        .resource = {"velero.io", "v1", "schedules", NULL},
+        .queue = &f->q,
+        .backoff_base = 0.01,
+        .backoff_max = 0.02,
+        .watch_timeout = 60,
+        .metrics = &f->im,
+    };
+    assert_int_equal(cw_informer_init(&f->inf, &cfg, &err), CW_OK);
+    f->s.inf = &f->inf;
+    cw_log_configure(log ? CW_LOG_WARN : CW_LOG_OFF, CW_LOG_TEXT, log ? log : stderr);
+    cw_informer_run(&f->inf); /* returns when the script runs out */
+    cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
+    if (f->s.failure[0])
+        fail_msg("%s", f->s.failure);
+    assert_int_equal(f->s.i, f->s.n);
+}
+
+static void loop_run(loop_fixture *f, const answer *answers, size_t n)
+{
+    loop_run_log(f, answers, n, NULL);
+}
+
+static void loop_free(loop_fixture *f)
+{
+    cw_informer_free(&f->inf);
+    cw_queue_free(&f->q);
+    cw_kube_client_free(f->kube);
+    cw_metrics_free(&f->m);
+}
+
 /* The run loop, with a default handler feeding a queue. */
 static void run_loop_reconnects(void **state)
 {
     (void)state;
-    script s = {.answers = loop_answers, .n = N(loop_answers)};
-    cw_kube_client *kube = new_client(&s);
-    cw_informer inf;
-    cw_queue q;
-    cw_error err;
-    assert_int_equal(cw_queue_init(&q, NULL, &err), CW_OK);
-    cw_informer_config cfg = {
-        .kube = kube,
-        .resource = {"velero.io", "v1", "schedules", NULL},
-        .queue = &q,
-        .backoff_base = 0.01,
-        .backoff_max = 0.02,
-        .watch_timeout = 60,
-    };
-    assert_int_equal(cw_informer_init(&inf, &cfg, &err), CW_OK);
-    s.inf = &inf;
-    cw_log_configure(CW_LOG_ERROR, CW_LOG_TEXT, stderr); /* the retries log warnings */
-    cw_informer_run(&inf);                               /* returns when the script runs out */
-    cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
-    if (s.failure[0])
-        fail_msg("%s", s.failure);
-    assert_int_equal(s.i, s.n);
-    expect_keys(&inf, "velero/b", "after the loop");
+    loop_fixture f;
+    loop_run(&f, loop_answers, N(loop_answers));
+    expect_keys(&f.inf, "velero/b", "after the loop");
     /* Queued keys: a (list), b (watch); a's deletion by the relist queues a again (deduped). */
     char *key = NULL;
-    assert_int_equal(cw_queue_get(&q, 0, &key), CW_OK);
+    assert_int_equal(cw_queue_get(&f.q, 0, &key), CW_OK);
     assert_string_equal(key, "velero/a");
     free(key);
-    assert_int_equal(cw_queue_get(&q, 0, &key), CW_OK);
+    assert_int_equal(cw_queue_get(&f.q, 0, &key), CW_OK);
     assert_string_equal(key, "velero/b");
     free(key);
-    assert_int_equal(cw_queue_get(&q, 0, &key), CW_QUEUE_EMPTY);
-    cw_informer_free(&inf);
-    cw_queue_free(&q);
-    cw_kube_client_free(kube);
+    assert_int_equal(cw_queue_get(&f.q, 0, &key), CW_QUEUE_EMPTY);
+    loop_free(&f);
+}
+
+static const answer unserved_answers[] = {
+    {"GET " BASE "?limit=100", 200, LIST("10", "", S("a", "1"))},
+    {"GET " BASE "?watch=1&resourceVersion=10&", 404, "404 page not found"}, /* CRD deleted */
+    {"GET " BASE "?limit=100", 404, "404 page not found"},        /* not served: said, LIST again */
+    {"GET " BASE "?limit=100", 200, LIST("20", "", S("a", "1"))}, /* served again */
+    {"GET " BASE "?watch=1&resourceVersion=20&", 200, EV("ADDED", S("b", "21"))},
+};
+
+/* A watch answered 404 (the resource's CRD deleted under the informer) lists again, so that the
+ * LIST's 404 marks the resource missing (/readyz names it) instead of retrying the watch with a
+ * warning each time; once it is served again, LIST and WATCH go on. */
+static void a_resource_gone_while_watched_is_listed(void **state)
+{
+    (void)state;
+    loop_fixture f;
+    loop_run(&f, unserved_answers, N(unserved_answers));
+    expect_keys(&f.inf, "velero/a,velero/b", "served again");
+    assert_int_equal(cw_informer_missing(&f.inf), 0);
+    const char *err_lists[] = {"schedules", "error"}, *res[] = {"schedules"};
+    assert_true(cw_metrics_value(f.im.lists, err_lists) == 2);
+    assert_true(cw_metrics_value(f.im.watch_errors, res) == 1);
+    loop_free(&f);
+}
+
+#define NOT_SERVED "GET " BASE "?limit=100", 404, "404 page not found"
+static const answer missing_answers[] = {
+    {NOT_SERVED},    /* said: an error naming the resource */
+    {NOT_SERVED},    /* retried quietly */
+    {NOT_SERVED},    /* quietly */
+    {NOT_SERVED, 1}, /* a minute later: said again */
+    {NOT_SERVED},    /* quietly */
+    {"GET " BASE "?limit=100", 200, LIST("10", "", S("a", "1"))},
+};
+
+/* A resource the server does not serve (its CRD not installed): one error line a minute naming
+ * it, not a warning per retry; /readyz's informer_missing until it is served. */
+static void a_missing_resource_is_said_once_a_minute(void **state)
+{
+    (void)state;
+    loop_fixture f;
+    char *logged = NULL;
+    size_t len = 0;
+    FILE *log = open_memstream(&logged, &len);
+    loop_run_log(&f, missing_answers, N(missing_answers), log);
+    fclose(log);
+    static const char said[] =
+        "level=error msg=\"the API server does not serve a resource this reconciler needs; "
+        "waiting for it (install its CRD, or leave the reconciler out of --controllers)\" "
+        "informer=schedules resource=schedules.velero.io/v1 ";
+    size_t errors = 0, warnings = 0;
+    for (const char *p = logged; (p = strstr(p, "level=")); p++) {
+        errors += !strncmp(p, said, sizeof(said) - 1);
+        warnings += !strncmp(p, "level=warn", 10);
+    }
+    if (errors != 2 || warnings != 0)
+        fail_msg("want 2 error lines and no warning, got %zu and %zu:\n%s", errors, warnings,
+                 logged);
+    expect_keys(&f.inf, "velero/a", "served at last");
+    assert_int_equal(cw_informer_missing(&f.inf), 0);
+    const char *err_lists[] = {"schedules", "error"};
+    assert_true(cw_metrics_value(f.im.lists, err_lists) == 5);
+    free(logged);
+    loop_free(&f);
 }
 
 /* The index: Backups by "namespace/schedule label", deep copies sorted by key. */
@@ -335,6 +436,8 @@ int main(void)
     cw_log_configure(CW_LOG_ERROR, CW_LOG_TEXT, stderr); /* retries and syncs log on purpose */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_watch_gone_relist),
+        cmocka_unit_test(a_resource_gone_while_watched_is_listed),
+        cmocka_unit_test(a_missing_resource_is_said_once_a_minute),
         cmocka_unit_test(paged_list_restarts_when_its_token_expires),
         cmocka_unit_test(run_loop_reconnects),
         cmocka_unit_test(store_index),

@@ -1,11 +1,14 @@
 /* The RecurringJob reconciler's decision (controller/recurringjob.c) and Longhorn's Settings
  * (controller/longhorn_settings.c): tables of real cases with exact expected output.
- * Golden: for each CronJob Longhorn 1.2.6 wrote (tests/fixtures/longhorn-1.2.6/), cronwarden's
- * CronJob for the same RecurringJob and settings has a byte-identical
- * longhorn.io/last-applied-cronjob-spec and equal fields elsewhere. */
+ * Golden: for each Longhorn minor, cronwarden's CronJob for the RecurringJobs of
+ * tests/fixtures/longhorn-<release>/ has a byte-identical longhorn.io/last-applied-cronjob-spec and
+ * equal fields elsewhere. For 1.2.6, 1.3.3 and 1.4.4 those files were made by that release's own
+ * code; for 1.5.5 and later they are DERIVED from reading upstream's code (their READMEs say
+ * which edits and why), not produced by upstream code. */
 #include "ctrl_test.h"
 
 #include "controller/longhorn_settings.h"
+#include "controller/longhorn_version.h"
 #include "controller/recurringjob.h"
 #include "defaults/policy.h"
 #include "lib/buf.h"
@@ -35,28 +38,31 @@ static cw_rjctl_config fresh_install(void)
     };
 }
 
-static json_object *read_fixture(const char *file)
+static json_object *read_fixture(const char *release, const char *file)
 {
     char path[512];
     const char *src = getenv("CW_SOURCE_DIR");
-    snprintf(path, sizeof(path), "%s/tests/fixtures/longhorn-1.2.6/%s", src ? src : ".", file);
+    snprintf(path, sizeof(path), "%s/tests/fixtures/longhorn-%s/%s", src ? src : ".", release,
+             file);
     json_object *o = json_object_from_file(path);
     if (!o)
         fail_msg("cannot read %s", path);
     return o;
 }
 
-/* ---- golden: Longhorn 1.2.6's own CronJobs ---- */
+/* ---- golden: each minor's own CronJobs ---- */
 
 typedef struct {
     const char *file, *rj;
 } golden_case;
 
+/* As a Longhorn 1.2 cluster stores them: no spec.name (the v1beta1 CRD prunes it), read back in
+ * v1beta1 even where the manager's owner version is v1beta2. */
 static const golden_case golden[] = {
     {"cronjob-backup-7-7bc5443b-4fc79c10.json",
      "{'apiVersion':'longhorn.io/v1beta1','kind':'RecurringJob','metadata':{'name':"
      "'backup-7-7bc5443b-4fc79c10','namespace':'longhorn-system','uid':"
-     "'0e9b7c1d-2f3a-4b5c-8d6e-7f8091a2b3c4'},'spec':{'name':'backup-7-7bc5443b-4fc79c10',"
+     "'0e9b7c1d-2f3a-4b5c-8d6e-7f8091a2b3c4'},'spec':{"
      "'task':'backup','cron':'0 2 * * *','retain':7,'concurrency':10,'groups':[],'labels':{}}}"},
     {"cronjob-snapshot-4-0520073e-8a390c6d.json",
      "{'apiVersion':'longhorn.io/v1beta1','kind':'RecurringJob','metadata':{'name':"
@@ -65,35 +71,76 @@ static const golden_case golden[] = {
      "'task':'snapshot','cron':'0 */6 * * *','retain':4,'concurrency':10}}"},
 };
 
+/* Every Longhorn Setting absent (a fresh install), read as that minor reads them. */
+static void use_defaults(cw_rjctl_config *cfg, const cw_lh_profile *p, cw_rjctl_settings *s)
+{
+    cw_error err;
+    cw_error_init(&err);
+    assert_int_equal(cw_rjctl_settings_read(p, NULL, s, &err), CW_OK);
+    cw_rjctl_config_use(cfg, p, s);
+}
+
+static void check_golden(const cw_lh_profile *p, const golden_case *g)
+{
+    char image[64];
+    cw_rjctl_settings set;
+    cw_rjctl_config cfg = fresh_install();
+    snprintf(image, sizeof(image), "longhornio/longhorn-manager:v%s", p->release);
+    cfg.image = image;
+    cfg.cronjob_api_version = p->cronjob_api;
+    use_defaults(&cfg, p, &set);
+    json_object *want = read_fixture(p->release, g->file), *rj = tjson(g->rj), *got = NULL;
+    cw_error err;
+    cw_error_init(&err);
+    assert_int_equal(cw_rjctl_cronjob(&cfg, rj, &got, &err), CW_OK);
+    /* Byte for byte where Longhorn compares bytes. */
+    json_object *wann =
+        cw_json_member(cw_json_path(want, "metadata.annotations"), CW_RJCTL_ANNOTATION);
+    json_object *gann =
+        cw_json_member(cw_json_path(got, "metadata.annotations"), CW_RJCTL_ANNOTATION);
+    assert_non_null(gann);
+    if (strcmp(json_object_get_string(gann), json_object_get_string(wann)) != 0)
+        fail_msg("Longhorn %s (%s golden) %s annotation:\n got %s\nwant %s", p->release, p->golden,
+                 g->file, json_object_get_string(gann), json_object_get_string(wann));
+    /* Field for field elsewhere (the fixture's client-side creationTimestamp and empty status
+     * are not part of what is written). */
+    json_object_object_del(cw_json_member(want, "metadata"), "creationTimestamp");
+    json_object_object_del(want, "status");
+    if (!json_object_equal(got, want))
+        fail_msg("Longhorn %s (%s golden) %s:\n got %s\nwant %s", p->release, p->golden, g->file,
+                 cw_json_compact(got), cw_json_compact(want));
+    json_object_put(want);
+    json_object_put(rj);
+    json_object_put(got);
+    cw_rjctl_settings_free(&set);
+}
+
 static void test_golden(void **state)
 {
     (void)state;
+    size_t n;
+    const cw_lh_profile *p = cw_lh_profiles(&n);
+    for (size_t v = 0; v < n; v++)
+        for (size_t i = 0; i < N(golden); i++)
+            check_golden(&p[v], &golden[i]);
+}
+
+/* Without a profile (until the shell passes one) the CronJob is 1.2.6's, owned in the cached
+ * object's version: what cronwarden wrote before it knew Longhorn versions. */
+static void test_no_profile(void **state)
+{
+    (void)state;
     cw_rjctl_config cfg = fresh_install();
-    for (size_t i = 0; i < N(golden); i++) {
-        json_object *want = read_fixture(golden[i].file), *rj = tjson(golden[i].rj), *got = NULL;
-        cw_error err;
-        cw_error_init(&err);
-        assert_int_equal(cw_rjctl_cronjob(&cfg, rj, &got, &err), CW_OK);
-        /* Byte for byte where Longhorn compares bytes. */
-        const char *wa = cw_json_path_string(want, "metadata.annotations");
-        (void)wa;
-        json_object *wann =
-            cw_json_member(cw_json_path(want, "metadata.annotations"), CW_RJCTL_ANNOTATION);
-        json_object *gann =
-            cw_json_member(cw_json_path(got, "metadata.annotations"), CW_RJCTL_ANNOTATION);
-        assert_non_null(gann);
-        assert_string_equal(json_object_get_string(gann), json_object_get_string(wann));
-        /* Field for field elsewhere (the fixture's client-side creationTimestamp and empty
-         * status are not part of what is written). */
-        json_object_object_del(cw_json_member(want, "metadata"), "creationTimestamp");
-        json_object_object_del(want, "status");
-        if (!json_object_equal(got, want))
-            fail_msg("%s:\n got %s\nwant %s", golden[i].file, cw_json_compact(got),
-                     cw_json_compact(want));
-        json_object_put(want);
-        json_object_put(rj);
-        json_object_put(got);
-    }
+    json_object *want = read_fixture("1.2.6", golden[0].file), *rj = tjson(golden[0].rj), *got;
+    cw_error err;
+    cw_error_init(&err);
+    assert_int_equal(cw_rjctl_cronjob(&cfg, rj, &got, &err), CW_OK);
+    json_object_object_del(cw_json_member(want, "metadata"), "creationTimestamp");
+    json_object_object_del(want, "status");
+    assert_true(json_object_equal(got, want));
+    json_object_put(want);
+    json_object_put(rj);
+    json_object_put(got);
 }
 
 /* ---- the spec with Longhorn's Settings and flags ---- */
@@ -155,9 +202,10 @@ static void test_spec(void **state)
         cfg.service_account = c->sa;
         cfg.manager_url = c->url;
         cfg.priority_class = c->priority;
-        assert_int_equal(cw_lh_parse_tolerations(c->tolerations, &cfg.tolerations, &err), CW_OK);
-        assert_int_equal(cw_lh_parse_node_selector(c->node_selector, &cfg.node_selector, &err),
+        assert_int_equal(cw_lh_parse_tolerations_as(2, c->tolerations, &cfg.tolerations, &err),
                          CW_OK);
+        assert_int_equal(
+            cw_lh_parse_node_selector_as(2, c->node_selector, &cfg.node_selector, &err), CW_OK);
         char want[4096];
         char *fmt = quotes(c->want);
         snprintf(want, sizeof(want), fmt, c->url ? c->url : "http://longhorn-backend:9500/v1");
@@ -174,6 +222,135 @@ static void test_spec(void **state)
     }
 }
 
+/* ---- what differs between minors, with the Settings that shape it ---- */
+
+/* The spec up to serviceAccountName; the two %s are the creationTimestamps (to 1.9). */
+#define VHEAD                                                                                      \
+    "{'schedule':'0 1 * * *','concurrencyPolicy':'Forbid','jobTemplate':{'metadata':{%s},"         \
+    "'spec':{'backoffLimit':3,'template':{'metadata':{'name':'j'%s,'labels':{"                     \
+    "'longhorn.io/managed-by':'longhorn-manager','recurring-job.longhorn.io':'j'}},"               \
+    "'spec':{'volumes':[{'name':'engine-binaries','hostPath':{'path':"                             \
+    "'/var/lib/longhorn/engine-binaries/'}}],'containers':[{'name':'j','image':'img:1',"           \
+    "'command':['longhorn-manager','-d','recurring-job','j','--manager-url',"                      \
+    "'http://longhorn-backend:9500/v1'],'env':[{'name':'POD_NAMESPACE','valueFrom':{'fieldRef':{"  \
+    "'fieldPath':'metadata.namespace'}}}],'resources':{},'volumeMounts':[{'name':"                 \
+    "'engine-binaries','mountPath':'/var/lib/longhorn/engine-binaries/'}]}],"                      \
+    "'restartPolicy':'OnFailure','serviceAccountName':'longhorn-service-account'"
+#define TS "'creationTimestamp':null"
+
+typedef struct {
+    const char *label;
+    int minor;
+    const char *settings; /* {name: value} (' for ") */
+    int stamp;            /* the two creationTimestamps */
+    const char *tail;     /* after serviceAccountName */
+} version_case;
+
+static const version_case version_cases[] = {
+    {"1.2 reads neither registry-secret nor the history limits", 2,
+     "{'registry-secret':'regcred','recurring-successful-jobs-history-limit':'7'}", 1,
+     "}}}},'successfulJobsHistoryLimit':1}"},
+    {"1.3: imagePullSecrets after serviceAccountName, before tolerations", 3,
+     "{'registry-secret':'regcred','taint-toleration':'a:NoSchedule',"
+     "'recurring-failed-jobs-history-limit':'7'}",
+     1,
+     ",'imagePullSecrets':[{'name':'regcred'}],'tolerations':[{'key':'a','operator':'Exists',"
+     "'effect':'NoSchedule'}]}}}},'successfulJobsHistoryLimit':1}"},
+    {"1.4: both limits from the Settings; a pointer to 0 is written", 4,
+     "{'recurring-successful-jobs-history-limit':'0','recurring-failed-jobs-history-limit':'5'}", 1,
+     "}}}},'successfulJobsHistoryLimit':0,'failedJobsHistoryLimit':5}"},
+    {"1.4: Go's int32 conversion keeps the low 32 bits", 4,
+     "{'recurring-successful-jobs-history-limit':'4294967297',"
+     "'recurring-failed-jobs-history-limit':'-1'}",
+     1, "}}}},'successfulJobsHistoryLimit':1,'failedJobsHistoryLimit':-1}"},
+    {"1.9: still creationTimestamp null", 9, "{}", 1,
+     "}}}},'successfulJobsHistoryLimit':1,'failedJobsHistoryLimit':1}"},
+    {"1.10: apimachinery's omitzero leaves both creationTimestamps out", 10,
+     "{'registry-secret':'r'}", 0,
+     ",'imagePullSecrets':[{'name':'r'}]}}}},'successfulJobsHistoryLimit':1,"
+     "'failedJobsHistoryLimit':1}"},
+    {"1.12: the same as 1.10", 12, "{'priority-class':'p'}", 0,
+     ",'priorityClassName':'p'}}}},'successfulJobsHistoryLimit':1,'failedJobsHistoryLimit':1}"},
+};
+
+static void test_spec_versions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(version_cases); i++) {
+        const version_case *c = &version_cases[i];
+        cw_rjctl_settings set;
+        cw_rjctl_config cfg = fresh_install();
+        cw_error err;
+        cw_error_init(&err);
+        json_object *values = tjson(c->settings);
+        assert_int_equal(cw_rjctl_settings_read(cw_lh_profile_find(c->minor), values, &set, &err),
+                         CW_OK);
+        cw_rjctl_config_use(&cfg, cw_lh_profile_find(c->minor), &set);
+        cfg.image = "img:1";
+        char fmt[4096], want[4096];
+        snprintf(fmt, sizeof(fmt), "%s%s", VHEAD, c->tail);
+        snprintf(want, sizeof(want), fmt, c->stamp ? TS : "", c->stamp ? "," TS : "");
+        char *q = quotes(want);
+        cw_buf b;
+        cw_buf_init(&b);
+        assert_int_equal(cw_rjctl_spec_json(&cfg, "j", "0 1 * * *", &b), CW_OK);
+        if (strcmp(cw_buf_str(&b), q) != 0)
+            fail_msg("%s:\n got %s\nwant %s", c->label, cw_buf_str(&b), q);
+        free(q);
+        cw_buf_free(&b);
+        cw_rjctl_settings_free(&set);
+        json_object_put(values);
+    }
+}
+
+/* The Settings as each minor reads them: the first error in that manager's order. */
+typedef struct {
+    const char *label;
+    int minor;
+    const char *settings, *error;
+} read_case;
+
+static const read_case read_cases[] = {
+    {"1.4 names the Go constant", 4,
+     "{'recurring-successful-jobs-history-limit':'one','taint-toleration':'x'}",
+     "failed to get setting of RecurringSuccessfulJobsHistoryLimit: strconv.ParseInt: parsing "
+     "\"one\": invalid syntax"},
+    {"1.5 names the Setting", 5, "{'recurring-failed-jobs-history-limit':' 2'}",
+     "failed to get setting of recurring-failed-jobs-history-limit: strconv.ParseInt: parsing "
+     "\" 2\": invalid syntax"},
+    {"beyond int64", 12, "{'recurring-failed-jobs-history-limit':'9223372036854775808'}",
+     "failed to get setting of recurring-failed-jobs-history-limit: strconv.ParseInt: parsing "
+     "\"9223372036854775808\": value out of range"},
+    {"1.3 does not read the limits: the toleration is the first error", 3,
+     "{'recurring-successful-jobs-history-limit':'one','taint-toleration':'a=1=2:NoSchedule'}",
+     "Setting taint-toleration: invalid toleration setting a=1=2: invalid key/value pair"},
+    {"tolerations before the node selector", 4,
+     "{'system-managed-components-node-selector':'zone','taint-toleration':'a'}",
+     "Setting taint-toleration: failed to parse toleration: nil: missing key/value and effect "
+     "pair"},
+    {"the node selector", 4, "{'system-managed-components-node-selector':'zone'}",
+     "Setting system-managed-components-node-selector: Error while unmarshal node selector: "
+     "invalid label zone: should contain the separator ':'"},
+};
+
+static void test_settings_read(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(read_cases); i++) {
+        const read_case *c = &read_cases[i];
+        cw_rjctl_settings set;
+        cw_error err;
+        cw_error_init(&err);
+        json_object *values = tjson(c->settings);
+        assert_int_equal(cw_rjctl_settings_read(cw_lh_profile_find(c->minor), values, &set, &err),
+                         CW_EINVAL);
+        if (strcmp(err.message, c->error) != 0)
+            fail_msg("%s:\n got %s\nwant %s", c->label, err.message, c->error);
+        assert_null(set.tolerations);
+        json_object_put(values);
+    }
+}
+
 /* ---- Longhorn's setting formats ---- */
 
 typedef struct {
@@ -181,33 +358,72 @@ typedef struct {
     int node_selector; /* 0: taint-toleration */
     int rc;
     const char *want; /* JSON (' for ") or the error message */
+    int reading;      /* the minor whose reading: 2, 3, 4 */
 } setting_case;
 
 static const setting_case setting_cases[] = {
-    {"empty and blank are none", "  ", 0, CW_OK, "[]"},
+    {"empty and blank are none", "  ", 0, CW_OK, "[]", 2},
     {"key=value:effect and key:effect", "a=1:NoSchedule;b:PreferNoSchedule", 0, CW_OK,
      "[{'key':'a','operator':'Equal','value':'1','effect':'NoSchedule'},{'key':'b','operator':"
-     "'Exists','effect':'PreferNoSchedule'}]"},
-    {"text after a second '=' is dropped (Longhorn checks the wrong slice's length)",
+     "'Exists','effect':'PreferNoSchedule'}]",
+     2},
+    {"1.2: text after a second '=' is dropped (it checks the wrong slice's length)",
      "a=1=2:NoExecute", 0, CW_OK,
-     "[{'key':'a','operator':'Equal','value':'1','effect':'NoExecute'}]"},
+     "[{'key':'a','operator':'Equal','value':'1','effect':'NoExecute'}]", 2},
     {"no effect separator", "a=1", 0, CW_EINVAL,
      "Setting taint-toleration: invalid toleration setting a=1: should contain both effect and "
-     "key/value pair"},
+     "key/value pair",
+     2},
     {"two separators", "a:b:NoSchedule", 0, CW_EINVAL,
      "Setting taint-toleration: invalid toleration setting a:b:NoSchedule: should contain both "
-     "effect and key/value pair"},
+     "effect and key/value pair",
+     2},
     {"unknown effect, named as Longhorn names it (untrimmed)", "a: Never", 0, CW_EINVAL,
-     "Setting taint-toleration: invalid toleration setting  Never: invalid effect"},
+     "Setting taint-toleration: invalid toleration setting  Never: invalid effect", 2},
     {"a trailing ';' is an empty entry, which Longhorn refuses", "a:NoSchedule;", 0, CW_EINVAL,
      "Setting taint-toleration: invalid toleration setting : should contain both effect and "
-     "key/value pair"},
+     "key/value pair",
+     2},
     {"node selector: trimmed keys and values", " zone : a ;disk:ssd", 1, CW_OK,
-     "{'zone':'a','disk':'ssd'}"},
-    {"node selector: a later key wins", "zone:a;zone:b", 1, CW_OK, "{'zone':'b'}"},
+     "{'zone':'a','disk':'ssd'}", 2},
+    {"node selector: a later key wins", "zone:a;zone:b", 1, CW_OK, "{'zone':'b'}", 2},
     {"node selector: no separator", "zone", 1, CW_EINVAL,
      "Setting system-managed-components-node-selector: Error while unmarshal node selector: "
-     "invalid label zone: should contain the seprator ':'"},
+     "invalid label zone: should contain the seprator ':'",
+     2},
+    /* Longhorn 1.3 (ValidateAndUnmarshalToleration with len(pair) checked) */
+    {"1.3 refuses a second '='", "a=1=2 :NoExecute", 0, CW_EINVAL,
+     "Setting taint-toleration: invalid toleration setting a=1=2 : invalid key/value pair", 3},
+    {"1.3 reads key=value:effect as 1.2 does", " a = 1 : NoSchedule ", 0, CW_OK,
+     "[{'key':'a','operator':'Equal','value':'1','effect':'NoSchedule'}]", 3},
+    {"1.3 still spells 'seprator'", "zone", 1, CW_EINVAL,
+     "Setting system-managed-components-node-selector: Error while unmarshal node selector: "
+     "invalid label zone: should contain the seprator ':'",
+     3},
+    /* Longhorn 1.4+ (parseToleration: every space removed first) */
+    {"1.4: spaces anywhere are removed", "key 1 = val ue:No Schedule; b :", 0, CW_OK,
+     "[{'key':'key1','operator':'Equal','value':'value','effect':'NoSchedule'},{'key':'b',"
+     "'operator':'Exists'}]",
+     4},
+    {"1.4: a second '=' leaves key, value and operator empty", "a=1=2:NoExecute", 0, CW_OK,
+     "[{'effect':'NoExecute'}]", 4},
+    {"1.4: ':' tolerates everything", ":", 0, CW_OK, "[{'operator':'Exists'}]", 4},
+    {"1.4: the wrapped message names a nil toleration", "a=1", 0, CW_EINVAL,
+     "Setting taint-toleration: failed to parse toleration: nil: missing key/value and effect "
+     "pair",
+     4},
+    {"1.4: unknown effect", "a:Never", 0, CW_EINVAL,
+     "Setting taint-toleration: failed to parse toleration: nil: invalid effect: Never", 4},
+    {"1.4: a trailing ';' is an empty entry", "a:NoSchedule;", 0, CW_EINVAL,
+     "Setting taint-toleration: failed to parse toleration: nil: missing key/value and effect "
+     "pair",
+     4},
+    {"1.4: repeated ones once", "a:NoSchedule;a : NoSchedule", 0, CW_OK,
+     "[{'key':'a','operator':'Exists','effect':'NoSchedule'}]", 4},
+    {"1.4 spells 'separator'", "zone", 1, CW_EINVAL,
+     "Setting system-managed-components-node-selector: Error while unmarshal node selector: "
+     "invalid label zone: should contain the separator ':'",
+     4},
 };
 
 static void test_settings(void **state)
@@ -218,8 +434,8 @@ static void test_settings(void **state)
         json_object *got = NULL;
         cw_error err;
         cw_error_init(&err);
-        int rc = c->node_selector ? cw_lh_parse_node_selector(c->in, &got, &err)
-                                  : cw_lh_parse_tolerations(c->in, &got, &err);
+        int rc = c->node_selector ? cw_lh_parse_node_selector_as(c->reading, c->in, &got, &err)
+                                  : cw_lh_parse_tolerations_as(c->reading, c->in, &got, &err);
         if (rc != c->rc)
             fail_msg("%s: rc %d, want %d (%s)", c->label, rc, c->rc, err.message);
         if (rc != CW_OK) {
@@ -241,6 +457,11 @@ static void test_settings(void **state)
     "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':'nightly',"      \
     "'namespace':'longhorn-system','uid':'u-1','resourceVersion':'5'},'spec':{'name':'nightly',"   \
     "'task':'snapshot','cron':'" cron "','retain':3,'concurrency':1}}"
+/* As Longhorn 1.2's CRD stores it: no spec.name. */
+#define RJ_PRUNED(task)                                                                            \
+    "{'apiVersion':'longhorn.io/v1beta1','kind':'RecurringJob','metadata':{'name':'nightly',"      \
+    "'namespace':'longhorn-system','uid':'u-1','resourceVersion':'5'},'spec':{'task':'" task       \
+    "','cron':'0 2 * * *','retain':3,'concurrency':1,'groups':[],'labels':{}}}"
 /* A CronJob labelled for j; @SPEC@ is replaced with the desired annotation. */
 #define CJ(name, ann)                                                                              \
     "{'metadata':{'name':'" name "','labels':{'longhorn.io/managed-by':'longhorn-manager',"        \
@@ -274,6 +495,17 @@ static const decide_case decide_cases[] = {
      "[" CJ("nightly", "{}") "," CJ("nightly-c", "{}") "]", CW_RJCTL_GONE, NULL,
      "nightly,nightly-c", ""},
     {"the job is gone and nothing is labelled for it", NULL, NULL, CW_RJCTL_GONE, NULL, "", ""},
+    {"no spec.name (Longhorn 1.2's CRD prunes it): created, named after metadata.name",
+     RJ_PRUNED("snapshot"), NULL, CW_RJCTL_CREATE, NULL, "", ""},
+    {"no spec.name, CronJob in sync: nothing", RJ_PRUNED("snapshot"),
+     "[" CJ("nightly", "@SPEC@") "]", CW_RJCTL_INSYNC, NULL, "", ""},
+    {"a spec.name that is not metadata.name: refused, named",
+     "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':'nightly',"
+     "'namespace':'longhorn-system','uid':'u-1'},'spec':{'name':'daily','task':'snapshot',"
+     "'cron':'0 2 * * *','retain':3,'concurrency':1}}",
+     NULL, CW_RJCTL_INVALID, NULL, "",
+     "spec.name: \"daily\" differs from metadata.name \"nightly\": Longhorn names the job and "
+     "its CronJob after metadata.name (leave spec.name out, or make it the same)"},
 };
 
 static char *joined(const cw_strlist *l)
@@ -349,11 +581,12 @@ static void test_decide(void **state)
             assert_string_equal(cw_json_path_string(a.cronjob, "metadata.name"), "nightly");
             assert_string_equal(cw_json_path_string(a.cronjob, "spec.schedule"),
                                 cw_json_path_string(rj, "spec.cron"));
+            /* No profile: the owner is in the cached object's version. */
             assert_string_equal(
                 cw_json_path_string(json_object_array_get_idx(
                                         cw_json_path(a.cronjob, "metadata.ownerReferences"), 0),
                                     "apiVersion"),
-                "longhorn.io/v1beta2");
+                cw_json_path_string(rj, "apiVersion"));
         } else {
             assert_null(a.cronjob);
         }
@@ -362,6 +595,67 @@ static void test_decide(void **state)
         cw_rjctl_actions_free(&a);
         json_object_put(rj);
         json_object_put(cjs);
+    }
+}
+
+/* Each minor's tasks: Longhorn 1.2 runs any task but backup as a snapshot, so a newer task there
+ * is refused rather than run as its opposite. */
+typedef struct {
+    int minor;
+    const char *task;
+    cw_rjctl_outcome outcome;
+    const char *problem;
+} task_case;
+
+static const task_case task_cases[] = {
+    {2, "snapshot", CW_RJCTL_CREATE, ""},
+    {2, "backup", CW_RJCTL_CREATE, ""},
+    {2, "snapshot-delete", CW_RJCTL_INVALID,
+     "spec.task: \"snapshot-delete\" is a task of Longhorn 1.3 and later; the cluster runs "
+     "Longhorn 1.2, whose manager has snapshot, backup"},
+    {3, "snapshot-delete", CW_RJCTL_CREATE, ""},
+    {4, "filesystem-trim", CW_RJCTL_INVALID,
+     "spec.task: \"filesystem-trim\" is a task of Longhorn 1.5 and later; the cluster runs "
+     "Longhorn 1.4, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
+     "snapshot-delete, backup, backup-force-create"},
+    {5, "filesystem-trim", CW_RJCTL_CREATE, ""},
+    {8, "system-backup", CW_RJCTL_INVALID,
+     "spec.task: \"system-backup\" is a task of Longhorn 1.9 and later; the cluster runs Longhorn "
+     "1.8, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
+     "snapshot-delete, backup, backup-force-create, filesystem-trim"},
+    {9, "system-backup", CW_RJCTL_CREATE, ""},
+};
+
+static void test_decide_versions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(task_cases); i++) {
+        const task_case *c = &task_cases[i];
+        char text[512];
+        snprintf(text, sizeof(text), RJ_PRUNED("%s"), c->task);
+        json_object *rj = tjson(text);
+        cw_rjctl_settings set;
+        cw_rjctl_config cfg = fresh_install();
+        use_defaults(&cfg, cw_lh_profile_find(c->minor), &set);
+        cw_rjctl_actions a;
+        cw_error err;
+        cw_error_init(&err);
+        cw_rjctl_actions_init(&a);
+        assert_int_equal(cw_rjctl_decide(rj, "nightly", NULL, &cfg, &a, &err), CW_OK);
+        char *probs = joined(&a.problems);
+        if (a.outcome != c->outcome || strcmp(probs, c->problem) != 0)
+            fail_msg("1.%d %s: %s [%s]", c->minor, c->task, cw_rjctl_outcome_name(a.outcome),
+                     probs);
+        if (a.outcome == CW_RJCTL_CREATE)
+            assert_string_equal(
+                cw_json_path_string(json_object_array_get_idx(
+                                        cw_json_path(a.cronjob, "metadata.ownerReferences"), 0),
+                                    "apiVersion"),
+                cw_lh_profile_find(c->minor)->owner_api);
+        free(probs);
+        cw_rjctl_actions_free(&a);
+        cw_rjctl_settings_free(&set);
+        json_object_put(rj);
     }
 }
 
@@ -380,18 +674,31 @@ static void test_toleration_order(void **state)
     for (size_t i = 0; i < N(orders); i++) {
         cw_buf spec;
         cw_buf_init(&spec);
-        assert_int_equal(cw_lh_parse_tolerations(orders[i][1], &cfg.tolerations, &err), CW_OK);
+        assert_int_equal(cw_lh_parse_tolerations_as(2, orders[i][1], &cfg.tolerations, &err),
+                         CW_OK);
         assert_int_equal(cw_rjctl_spec_json(&cfg, "nightly", "0 2 * * *", &spec), CW_OK);
         json_object_put(cfg.tolerations);
         json_object *cj = tjson(CJ("nightly", "x")), *arr = json_object_new_array();
         json_object_object_add(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION,
                                json_object_new_string(cw_buf_str(&spec)));
         json_object_array_add(arr, cj);
-        assert_int_equal(cw_lh_parse_tolerations(orders[i][0], &cfg.tolerations, &err), CW_OK);
+        assert_int_equal(cw_lh_parse_tolerations_as(2, orders[i][0], &cfg.tolerations, &err),
+                         CW_OK);
         cw_rjctl_actions a;
         cw_rjctl_actions_init(&a);
         assert_int_equal(cw_rjctl_decide(rj, "nightly", arr, &cfg, &a, &err), CW_OK);
         assert_int_equal(a.outcome, want[i]);
+        /* What the shell asks of the live CronJob before a rewrite: the same answer. */
+        json_object *desired = NULL;
+        assert_int_equal(cw_rjctl_cronjob(&cfg, rj, &desired, &err), CW_OK);
+        assert_int_equal(cw_rjctl_in_sync(cj, desired), want[i] == CW_RJCTL_INSYNC);
+        assert_int_equal(cw_rjctl_in_sync(desired, desired), 1);
+        json_object *other = tjson(CJ("nightly", "x")), *bare = tjson("{'metadata':{}}");
+        assert_int_equal(cw_rjctl_in_sync(other, desired), 0);
+        assert_int_equal(cw_rjctl_in_sync(bare, desired), 0);
+        json_object_put(other);
+        json_object_put(bare);
+        json_object_put(desired);
         cw_rjctl_actions_free(&a);
         json_object_put(cfg.tolerations);
         json_object_put(arr);
@@ -403,8 +710,14 @@ static void test_toleration_order(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_golden),           cmocka_unit_test(test_spec),
-        cmocka_unit_test(test_settings),         cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_golden),
+        cmocka_unit_test(test_no_profile),
+        cmocka_unit_test(test_spec),
+        cmocka_unit_test(test_spec_versions),
+        cmocka_unit_test(test_settings),
+        cmocka_unit_test(test_settings_read),
+        cmocka_unit_test(test_decide),
+        cmocka_unit_test(test_decide_versions),
         cmocka_unit_test(test_toleration_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

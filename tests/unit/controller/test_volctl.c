@@ -69,6 +69,8 @@ static const vol_case cases[] = {
      VOL("", LEGACY("*/1 * * * *")), "[" RJ("0 * * * *") "]", CW_VOLCTL_REFUSED, NULL, NULL,
      "RecurringJob " EXAMPLE " already exists in longhorn-system with a different spec: cron \"0 * "
      "* * *\" (want \"*/1 * * * *\")"},
+    {"a linked clone (Longhorn 1.10+) gets no default group, as in Longhorn", "default",
+     VOL("", "'cloneMode':'linked-clone'"), NULL, CW_VOLCTL_INSYNC, NULL, NULL, ""},
     {"an invalid legacy job: nothing written, the migrator's problem text", "default",
      VOL("", LEGACY("61 * * * *")), NULL, CW_VOLCTL_REFUSED, NULL, NULL,
      "spec.recurringJobs[0] (snap): cron: invalid cron expression \"61 * * * *\": end of range "
@@ -112,8 +114,54 @@ static void test_decide(void **state)
     }
 }
 
+/* On Longhorn 1.2's CRDs (v1beta1): RecurringJobs have no spec.name (pruned), an existing one is
+ * reused by its metadata.name, and the ones created carry none either. */
+static void test_decide_pruned(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *label, *rjs, *jobs;
+    } rows[] = {
+        {"created without spec.name", NULL,
+         "[{'apiVersion':'longhorn.io/v1beta1','kind':'RecurringJob','metadata':{'name':'" EXAMPLE
+         "','namespace':'longhorn-system'},'spec':{'task':'snapshot','cron':'*/1 * * * *',"
+         "'retain':1,'concurrency':10,'groups':[],'labels':{}}}]"},
+        {"a pruned one of that name and spec is reused",
+         "[{'apiVersion':'longhorn.io/v1beta1','kind':'RecurringJob','metadata':{'name':'" EXAMPLE
+         "','namespace':'longhorn-system'},'spec':{'task':'snapshot','cron':'*/1 * * * *',"
+         "'retain':1,'concurrency':2,'groups':[],'labels':{}}}]",
+         "[]"},
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        cw_policy_config policy;
+        cw_error err;
+        cw_error_init(&err);
+        assert_int_equal(cw_policy_config_init(&policy), CW_OK);
+        cw_volctl_config cfg = {.policy = &policy,
+                                .scheme = CW_NAMES_LONGHORN,
+                                .namespace = "longhorn-system",
+                                .rj_api_version = "longhorn.io/v1beta1"};
+        json_object *vol = tjson(VOL("", LEGACY("*/1 * * * *"))), *rjs = tjson(rows[i].rjs);
+        cw_volctl_actions a;
+        cw_volctl_actions_init(&a);
+        assert_int_equal(cw_volctl_decide(vol, rjs, &cfg, &a, &err), CW_OK);
+        assert_int_equal(a.outcome, CW_VOLCTL_MIGRATE);
+        expect_json(a.jobs, rows[i].jobs, "jobs", rows[i].label);
+        expect_json(
+            a.patch,
+            "{'metadata':{'resourceVersion':'5','labels':{'recurring-job.longhorn.io/" EXAMPLE
+            "':'enabled'}},'spec':{'recurringJobs':null}}",
+            "patch", rows[i].label);
+        json_object_put(vol);
+        json_object_put(rjs);
+        cw_volctl_actions_free(&a);
+        cw_policy_config_free(&policy);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_decide)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_decide),
+                                       cmocka_unit_test(test_decide_pruned)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

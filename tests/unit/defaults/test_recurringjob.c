@@ -14,7 +14,8 @@
 #define RJN(name, spec)                                                                            \
     "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':" name           \
     "},'spec':" spec "}"
-#define SPEC_OK "{'name':'x','task':'snapshot','cron':'0 0 * * *','retain':1}"
+/* No spec.name: Longhorn 1.2's CRD prunes it, and the job's name is metadata.name. */
+#define SPEC_OK "{'task':'snapshot','cron':'0 0 * * *','retain':1}"
 #define FULL_FILL                                                                                  \
     "{'op':'add','path':'/spec/groups','value':[]},{'op':'add','path':'/spec/labels','value':{}},"
 #define ALL_TASKS                                                                                  \
@@ -52,10 +53,9 @@ static const rj_case default_cases[] = {
      "{'op':'add','path':'/spec/concurrency','value':10},"
      "{'op':'add','path':'/spec/retain','value':1}]",
      NULL, NULL},
-    {"v1beta1 has no parameters field", CW_OP_CREATE, 0, NULL,
-     RJ("v1beta1", "{'task':'backup','cron':'0 0 * * *'}"),
-     "[{'op':'add','path':'/spec/name','value':'daily'}," FULL_FILL
-     "{'op':'add','path':'/spec/concurrency','value':10},"
+    {"v1beta1: no parameters field, and no spec.name (Longhorn 1.2's CRD prunes it)", CW_OP_CREATE,
+     0, NULL, RJ("v1beta1", "{'task':'backup','cron':'0 0 * * *'}"),
+     "[" FULL_FILL "{'op':'add','path':'/spec/concurrency','value':10},"
      "{'op':'add','path':'/spec/retain','value':1}]",
      NULL, NULL},
     {"no apiVersion reads as v1beta2", CW_OP_CREATE, 0, NULL,
@@ -210,36 +210,54 @@ static const rj_case validate_cases[] = {
     {"update does not check the (immutable) name", CW_OP_UPDATE, 0, RJN("'Daily-Backup'", SPEC_OK),
      RJN("'Daily-Backup'", SPEC_OK), NULL, NULL, NULL},
     {"empty spec: every required field", CW_OP_CREATE, 0, NULL, RJ2("{}"), NULL, NULL,
-     "spec.name: must not be empty\nspec.task: must not be empty\nspec.cron: must not be empty"},
+     "spec.task: must not be empty\nspec.cron: must not be empty"},
     {"missing spec: the same", CW_OP_CREATE, 0, NULL,
      "{'apiVersion':'longhorn.io/v1beta2','metadata':{'name':'daily'}}", NULL, NULL,
-     "spec.name: must not be empty\nspec.task: must not be empty\nspec.cron: must not be empty"},
+     "spec.task: must not be empty\nspec.cron: must not be empty"},
+    {"spec.name equal to metadata.name", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'daily','task':'backup','cron':'@daily'}"), NULL, NULL, NULL},
+    {"empty or null spec.name is as absent", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'','task':'backup','cron':'@daily'}"), NULL, NULL, NULL},
+    {"v1beta1 as Longhorn 1.2's docs write it (no spec.name)", CW_OP_CREATE, 0, NULL,
+     RJ("v1beta1", "{'cron':'*/1 * * * *','task':'snapshot','groups':['default'],'retain':1,"
+                   "'concurrency':2,'labels':{'label/1':'a'}}"),
+     NULL, NULL, NULL},
+    {"spec.name differing from metadata.name", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':'weekly','task':'backup','cron':'@daily'}"), NULL, NULL,
+     "spec.name: \"weekly\" differs from metadata.name \"daily\": Longhorn names the job and its "
+     "CronJob after metadata.name (leave spec.name out, or make it the same)"},
+    {"spec.name differing on update too", CW_OP_UPDATE, 0, RJ2("{'task':'backup','cron':'@daily'}"),
+     RJ2("{'name':'weekly','task':'backup','cron':'@daily'}"), NULL, NULL,
+     "spec.name: \"weekly\" differs from metadata.name \"daily\": Longhorn names the job and its "
+     "CronJob after metadata.name (leave spec.name out, or make it the same)"},
+    {"spec.name of the wrong type", CW_OP_CREATE, 0, NULL,
+     RJ2("{'name':5,'task':'backup','cron':'@daily'}"), NULL, NULL,
+     "spec.name: expected string, got integer"},
     {"spec of the wrong type", CW_OP_CREATE, 0, NULL, RJ2("'x'"), NULL, NULL,
      "spec: expected object, got string"},
-    {"unknown task", CW_OP_CREATE, 0, NULL, RJ2("{'name':'x','task':'snap','cron':'0 0 * * *'}"),
-     NULL, NULL, "spec.task: unknown task \"snap\" (expected one of " ALL_TASKS ")"},
-    {"task of the wrong type", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':5,'cron':'0 0 * * *'}"), NULL, NULL,
-     "spec.task: expected string, got integer"},
+    {"unknown task", CW_OP_CREATE, 0, NULL, RJ2("{'task':'snap','cron':'0 0 * * *'}"), NULL, NULL,
+     "spec.task: unknown task \"snap\" (expected one of " ALL_TASKS ")"},
+    {"task of the wrong type", CW_OP_CREATE, 0, NULL, RJ2("{'task':5,'cron':'0 0 * * *'}"), NULL,
+     NULL, "spec.task: expected string, got integer"},
     {"cron with one field keeps robfig's text", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'x'}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'x'}"), NULL, NULL,
      "spec.cron: invalid cron expression \"x\": expected exactly 5 fields, found 1: [x]"},
-    {"cron weekday 7", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'0 0 * * 7'}"), NULL, NULL,
+    {"cron weekday 7", CW_OP_CREATE, 0, NULL, RJ2("{'task':'backup','cron':'0 0 * * 7'}"), NULL,
+     NULL,
      "spec.cron: invalid cron expression \"0 0 * * 7\": end of range (7) above maximum (6): 7"},
     {"groups: pattern, type and label-key rules", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','groups':['ok1','bad group',5,'gold-','x']}"),
-     NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','groups':['ok1','bad group',5,'gold-','x']}"), NULL,
+     NULL,
      "spec.groups[1]: \"bad group\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$\n"
      "spec.groups[2]: expected string, got integer\n"
      "spec.groups[3]: \"gold-\" must end with a letter or digit and have at most 63 characters, "
      "so that the volume label key recurring-job-group.longhorn.io/<group> is valid\n"
      "spec.groups[4]: \"x\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$"},
     {"groups of the wrong type", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','groups':'default'}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','groups':'default'}"), NULL, NULL,
      "spec.groups: expected array, got string"},
     {"labels: keys are qualified names, values non-empty strings", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','labels':{'a b':'x','env':'','n':1,"
+     RJ2("{'task':'backup','cron':'@daily','labels':{'a b':'x','env':'','n':1,"
          "'example.com/ok':'y','Example.com/x':'z'}}"),
      NULL, NULL,
      "spec.labels: invalid key \"a b\": name part must consist of alphanumeric characters, '-', "
@@ -250,38 +268,38 @@ static const rj_case validate_cases[] = {
      "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
      "alphanumeric character"},
     {"labels of the wrong type", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','labels':[]}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','labels':[]}"), NULL, NULL,
      "spec.labels: expected object, got array"},
     {"retain above the default maximum", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':101}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','retain':101}"), NULL, NULL,
      MAX_RETAIN_MSG("101", "100")},
     {"retain within a raised maximum", CW_OP_CREATE, 250, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':250}"), NULL, NULL, NULL},
+     RJ2("{'task':'backup','cron':'@daily','retain':250}"), NULL, NULL, NULL},
     {"retain above a raised maximum", CW_OP_CREATE, 250, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':251}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','retain':251}"), NULL, NULL,
      MAX_RETAIN_MSG("251", "250")},
     {"retain of the wrong type", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':'x'}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','retain':'x'}"), NULL, NULL,
      "spec.retain: expected integer, got string"},
     {"fractional retain", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':1.5}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','retain':1.5}"), NULL, NULL,
      "spec.retain: expected integer, got number"},
     {"negative concurrency (a Longhorn gap)", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','concurrency':-1}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','concurrency':-1}"), NULL, NULL,
      "spec.concurrency: must not be negative, got -1"},
     {"concurrency of the wrong type", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','concurrency':'5'}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','concurrency':'5'}"), NULL, NULL,
      "spec.concurrency: expected integer, got string"},
     {"parameters on a snapshot task", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'snapshot','cron':'@daily','parameters':"
+     RJ2("{'task':'snapshot','cron':'@daily','parameters':"
          "{'full-backup-interval':'3'}}"),
      NULL, NULL,
      "spec.parameters: task \"snapshot\" takes no parameters (only backup, backup-force-create "
      "and system-backup do)"},
     {"empty parameters on a snapshot task are fine", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'snapshot','cron':'@daily','parameters':{}}"), NULL, NULL, NULL},
+     RJ2("{'task':'snapshot','cron':'@daily','parameters':{}}"), NULL, NULL, NULL},
     {"parameter keys and values", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':{'full-backup-interval':'x',"
+     RJ2("{'task':'backup','cron':'@daily','parameters':{'full-backup-interval':'x',"
          "'volume-backup-policy':'sometimes','foo':'1'}}"),
      NULL, NULL,
      "spec.parameters[full-backup-interval]: \"x\" is not an integer\n"
@@ -290,39 +308,38 @@ static const rj_case validate_cases[] = {
      "spec.parameters[foo]: unknown parameter (expected full-backup-interval or "
      "volume-backup-policy)"},
     {"negative full-backup-interval", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup-force-create','cron':'@daily','parameters':"
+     RJ2("{'task':'backup-force-create','cron':'@daily','parameters':"
          "{'full-backup-interval':'-1'}}"),
      NULL, NULL, "spec.parameters[full-backup-interval]: must not be negative, got \"-1\""},
     {"full-backup-interval as Go's Atoi reads it", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':"
+     RJ2("{'task':'backup','cron':'@daily','parameters':"
          "{'full-backup-interval':'+007'}}"),
      NULL, NULL, NULL},
     {"full-backup-interval out of int64 range, spaces, empty", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':"
+     RJ2("{'task':'backup','cron':'@daily','parameters':"
          "{'full-backup-interval':'99999999999999999999'}}"),
      NULL, NULL,
      "spec.parameters[full-backup-interval]: \"99999999999999999999\" is not an integer"},
     {"full-backup-interval with a space", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':"
+     RJ2("{'task':'backup','cron':'@daily','parameters':"
          "{'full-backup-interval':' 5'}}"),
      NULL, NULL, "spec.parameters[full-backup-interval]: \" 5\" is not an integer"},
     {"parameter value of the wrong type", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':{'full-backup-interval':5}}"),
-     NULL, NULL, "spec.parameters[full-backup-interval]: expected string, got integer"},
+     RJ2("{'task':'backup','cron':'@daily','parameters':{'full-backup-interval':5}}"), NULL, NULL,
+     "spec.parameters[full-backup-interval]: expected string, got integer"},
     {"system-backup policy", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'system-backup','cron':'@daily','parameters':"
+     RJ2("{'task':'system-backup','cron':'@daily','parameters':"
          "{'volume-backup-policy':'disabled'}}"),
      NULL, NULL, NULL},
     {"parameters of the wrong type", CW_OP_CREATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','parameters':'p'}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','parameters':'p'}"), NULL, NULL,
      "spec.parameters: expected object, got string"},
     {"parameters do not exist in v1beta1", CW_OP_CREATE, 0, NULL,
-     RJ("v1beta1", "{'name':'x','task':'backup','cron':'@daily','parameters':{}}"), NULL, NULL,
+     RJ("v1beta1", "{'task':'backup','cron':'@daily','parameters':{}}"), NULL, NULL,
      "spec.parameters: not a field of longhorn.io/v1beta1 (parameters exist from "
      "longhorn.io/v1beta2, Longhorn 1.5)"},
     {"v1beta1 with null parameters", CW_OP_CREATE, 0, NULL,
-     RJ("v1beta1", "{'name':'x','task':'backup','cron':'@daily','parameters':null}"), NULL, NULL,
-     NULL},
+     RJ("v1beta1", "{'task':'backup','cron':'@daily','parameters':null}"), NULL, NULL, NULL},
     {"unknown apiVersion", CW_OP_CREATE, 0, NULL,
      "{'apiVersion':'longhorn.io/v1','metadata':{'name':'d'},'spec':{}}", NULL, NULL,
      "apiVersion: \"longhorn.io/v1\" is not a RecurringJob version (expected longhorn.io/v1beta1 "
@@ -336,20 +353,20 @@ static const rj_case validate_cases[] = {
      RJN("'Bad'", "{'task':'','cron':'','retain':'x','concurrency':-2,'groups':['-']}"), NULL, NULL,
      "metadata.name: \"Bad\" must match ^[a-z0-9][a-z0-9_.-]+$; cronwarden does not rename "
      "objects, use \"bad\"\n"
-     "spec.name: must not be empty\nspec.task: must not be empty\nspec.cron: must not be empty\n"
+     "spec.task: must not be empty\nspec.cron: must not be empty\n"
      "spec.groups[0]: \"-\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$\n"
      "spec.retain: expected integer, got string\n"
      "spec.concurrency: must not be negative, got -2"},
     {"update keeps a stored violation as a warning", CW_OP_UPDATE, 0,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300}"),
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300,'labels':{'a':'b'}}"), NULL,
+     RJ2("{'task':'backup','cron':'@daily','retain':300}"),
+     RJ2("{'task':'backup','cron':'@daily','retain':300,'labels':{'a':'b'}}"), NULL,
      MAX_RETAIN_MSG("300", "100") " (already in the stored object, not blocking)", NULL},
     {"update that changes the violation is denied", CW_OP_UPDATE, 0,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300}"),
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':301}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','retain':300}"),
+     RJ2("{'task':'backup','cron':'@daily','retain':301}"), NULL, NULL,
      MAX_RETAIN_MSG("301", "100")},
     {"update without the old object", CW_OP_UPDATE, 0, NULL,
-     RJ2("{'name':'x','task':'backup','cron':'@daily','retain':300}"), NULL, NULL,
+     RJ2("{'task':'backup','cron':'@daily','retain':300}"), NULL, NULL,
      MAX_RETAIN_MSG("300", "100")},
     {"delete decides nothing", CW_OP_DELETE, 0, NULL, "[]", NULL, NULL, NULL},
 };
@@ -361,6 +378,56 @@ static void validation(void **state)
               sizeof(validate_cases) / sizeof(validate_cases[0]));
 }
 
+/* The cluster's Longhorn minor known (the webhook's and the controller's --longhorn-version): a
+ * task its manager does not have is refused, on CREATE; a stored one stays updatable (warning). */
+typedef struct {
+    int minor;
+    cw_operation op;
+    const char *old_task, *task, *warnings, *problems;
+} minor_task_case;
+
+#define NEWER_THAN_12(task, since)                                                                 \
+    "spec.task: \"" task "\" is a task of Longhorn 1." since " and later; the cluster runs "       \
+    "Longhorn 1.2, whose manager has snapshot, backup"
+
+static const minor_task_case minor_task_cases[] = {
+    {0, CW_OP_CREATE, NULL, "system-backup", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "snapshot", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "backup", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "snapshot-cleanup", NULL, NEWER_THAN_12("snapshot-cleanup", "3")},
+    {2, CW_OP_CREATE, NULL, "system-backup", NULL, NEWER_THAN_12("system-backup", "9")},
+    {2, CW_OP_UPDATE, "snapshot-cleanup", "snapshot-cleanup",
+     NEWER_THAN_12("snapshot-cleanup", "3") " (already in the stored object, not blocking)", NULL},
+    {2, CW_OP_UPDATE, "snapshot", "snapshot-delete", NULL, NEWER_THAN_12("snapshot-delete", "3")},
+    {4, CW_OP_CREATE, NULL, "filesystem-trim", NULL,
+     "spec.task: \"filesystem-trim\" is a task of Longhorn 1.5 and later; the cluster runs "
+     "Longhorn 1.4, whose manager has snapshot, snapshot-force-create, snapshot-cleanup, "
+     "snapshot-delete, backup, backup-force-create"},
+    {5, CW_OP_CREATE, NULL, "filesystem-trim", NULL, NULL},
+    {9, CW_OP_CREATE, NULL, "system-backup", NULL, NULL},
+    {2, CW_OP_CREATE, NULL, "nap", NULL,
+     "spec.task: unknown task \"nap\" (expected one of " ALL_TASKS ")"},
+};
+
+static void tasks_of_the_clusters_minor(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(minor_task_cases) / sizeof(minor_task_cases[0]); i++) {
+        const minor_task_case *c = &minor_task_cases[i];
+        char obj[256], old[256], label[64];
+        snprintf(obj, sizeof(obj), RJ("v1beta1", "{'task':'%s','cron':'@daily'}"), c->task);
+        if (c->old_task)
+            snprintf(old, sizeof(old), RJ("v1beta1", "{'task':'%s','cron':'@daily'}"), c->old_task);
+        snprintf(label, sizeof(label), "1.%d %s", c->minor, c->task);
+        cw_policy_config cfg;
+        assert_int_equal(cw_policy_config_init(&cfg), CW_OK);
+        cfg.longhorn_minor = c->minor;
+        test_policy_case(cw_recurringjob_validate, &cfg, c->op, c->old_task ? old : NULL, obj, NULL,
+                         c->warnings, c->problems, label);
+        cw_policy_config_free(&cfg);
+    }
+}
+
 static void every_task_is_accepted(void **state)
 {
     (void)state;
@@ -370,7 +437,7 @@ static void every_task_is_accepted(void **state)
     };
     for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
         char obj[256];
-        snprintf(obj, sizeof(obj), RJ2("{'name':'x','task':'%s','cron':'@daily'}"), tasks[i]);
+        snprintf(obj, sizeof(obj), RJ2("{'task':'%s','cron':'@daily'}"), tasks[i]);
         cw_policy_config cfg;
         cw_policy_config_init(&cfg);
         test_policy_case(cw_recurringjob_validate, &cfg, CW_OP_CREATE, NULL, obj, NULL, NULL, NULL,
@@ -386,6 +453,19 @@ static void every_task_is_accepted(void **state)
     assert_true(cw_recurringjob_task_takes_parameters("system-backup"));
     assert_false(cw_recurringjob_task_takes_parameters("snapshot"));
     assert_false(cw_recurringjob_task_takes_parameters(NULL));
+    /* The minor each task appeared in (RecurringJobType at each Longhorn tag). */
+    static const int since[] = {2, 3, 3, 3, 2, 3, 5, 9};
+    for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
+        assert_int_equal(cw_recurringjob_task_since(tasks[i]), since[i]);
+    assert_int_equal(cw_recurringjob_task_since("weird"), 0);
+    assert_int_equal(cw_recurringjob_task_since(NULL), 0);
+    char buf[256];
+    cw_recurringjob_tasks_of(2, buf, sizeof(buf));
+    assert_string_equal(buf, "snapshot, backup");
+    cw_recurringjob_tasks_of(9, buf, sizeof(buf));
+    assert_string_equal(buf, ALL_TASKS);
+    cw_recurringjob_tasks_of(1, buf, sizeof(buf));
+    assert_string_equal(buf, "");
 }
 
 static void retain_rule(void **state)
@@ -455,6 +535,7 @@ int main(void)
         cmocka_unit_test(defaulting),
         cmocka_unit_test(validation),
         cmocka_unit_test(every_task_is_accepted),
+        cmocka_unit_test(tasks_of_the_clusters_minor),
         cmocka_unit_test(retain_rule),
         cmocka_unit_test(legacy_jobs),
     };

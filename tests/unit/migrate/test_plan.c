@@ -408,6 +408,46 @@ static void rewrite_keeps_and_migrates(void **state)
     }
 }
 
+/* The RecurringJobs migrate creates are named by metadata.name; spec.name is written only in the
+ * version whose CRD keeps it (Longhorn 1.2's v1beta1 prunes it, so a manifest with it would never
+ * match the stored object), and a pruned existing job is reused by its metadata.name. */
+static void created_jobs_and_spec_name(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *label, *yaml;
+        const char *want; /* the created object, compact JSON */
+    } rows[] = {
+        {"v1beta1 (Longhorn 1.2): no spec.name", VOL("v1", JOBS SNAP6H),
+         "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"RecurringJob\",\"metadata\":{"
+         "\"name\":\"" N_SNAP "\",\"namespace\":\"longhorn-system\"},\"spec\":{\"groups\":[],"
+         "\"task\":\"snapshot\",\"cron\":\"0 */6 * * *\",\"retain\":4,\"concurrency\":10,"
+         "\"labels\":{}}}"},
+        {"v1beta2 (Longhorn 1.3+): spec.name = metadata.name",
+         "apiVersion: longhorn.io/v1beta2\nkind: Volume\nmetadata: {name: v1, namespace: "
+         "longhorn-system}\nspec:\n" JOBS SNAP6H,
+         "{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"RecurringJob\",\"metadata\":{"
+         "\"name\":\"" N_SNAP "\",\"namespace\":\"longhorn-system\"},\"spec\":{\"name\":\"" N_SNAP
+         "\",\"groups\":[],\"task\":\"snapshot\",\"cron\":\"0 */6 * * *\",\"retain\":4,"
+         "\"concurrency\":10,\"labels\":{}}}"},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        test_plan t;
+        json_object *o = NULL;
+        if (test_plan_run(&t, rows[i].yaml, CW_NAMES_XXH32, 1) != CW_OK)
+            fail_msg("%s: %s", rows[i].label, t.err.message);
+        assert_int_equal(t.plan.njobs, 1);
+        assert_int_equal(t.plan.jobs[0].action, CW_ACT_CREATE);
+        assert_int_equal(cw_plan_job_object(&t.plan, 0, &o, &t.err), CW_OK);
+        const char *got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+        if (strcmp(got, rows[i].want) != 0)
+            fail_msg("%s:\n got %s\nwant %s", rows[i].label, got, rows[i].want);
+        json_object_put(o);
+        test_plan_free(&t);
+    }
+}
+
 /* Volume i of the many below: 200-character names so that the sort keys fill several 1 MiB
  * chunks (plan_items.c merges their runs from the item file); two namespaces; one or two jobs. */
 /* A StorageClass (its merged selector is derived at finish) and a volume with a job. */
@@ -582,6 +622,7 @@ int main(void)
         cmocka_unit_test(volume_patch_is_conditional_and_escaped),
         cmocka_unit_test(changed_object_is_not_half_migrated),
         cmocka_unit_test(rewrite_keeps_and_migrates),
+        cmocka_unit_test(created_jobs_and_spec_name),
         cmocka_unit_test(orders_beyond_one_sort_chunk),
         cmocka_unit_test(finished_once),
         cmocka_unit_test(sorted_views_report_a_failing_item_file),

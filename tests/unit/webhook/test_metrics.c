@@ -109,6 +109,11 @@ static void misuse_is_refused(void **state)
     assert_int_equal(cw_metrics_set(c, NULL, 1), CW_EINVAL);  /* not a gauge */
     assert_int_equal(cw_metrics_observe(g, NULL, 1), CW_EINVAL);
     assert_int_equal(cw_metrics_set(g, NULL, 1767225600), CW_OK);
+    /* A family found by its name (shared by two parts of a process); none under another name. */
+    assert_ptr_equal(cw_metrics_find(&m, "g"), g);
+    assert_ptr_equal(cw_metrics_find(&m, "c_total"), c);
+    assert_null(cw_metrics_find(&m, "g_total"));
+    assert_null(cw_metrics_find(&m, ""));
     cw_buf out;
     cw_buf_init(&out);
     cw_metrics_render(&m, &out);
