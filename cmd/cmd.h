@@ -4,8 +4,13 @@
 
 #include <signal.h>
 
+#include <json-c/json.h>
+
 #include "defaults/policy.h"
+#include "kube/client.h"
+#include "kube/config.h"
 #include "lib/error.h"
+#include "lib/strlist.h"
 #include "cron/tz.h"
 
 #define CW_EXIT_OK    0
@@ -14,6 +19,7 @@
 
 int cw_cmd_cron(int argc, char **argv);
 int cw_cmd_cron_audit(int argc, char **argv);
+int cw_cmd_cron_status(int argc, char **argv);
 int cw_cmd_migrate(int argc, char **argv);
 int cw_cmd_webhook(int argc, char **argv);
 int cw_cmd_controller(int argc, char **argv);
@@ -63,5 +69,23 @@ void cw_cmd_policy_free(cw_policy_config *policy, cw_tzdb *tzdb);
  * a namespace name (empty allowed when empty_ok), and a recurring-job group name (empty: none). */
 int cw_cmd_check_namespace(const char *flag, const char *ns, int empty_ok, cw_error *err);
 int cw_cmd_check_group(const char *flag, const char *group, cw_error *err);
+
+/* Objects for the read-only reports (cron audit, cron status), one at a time: obj is borrowed,
+ * source says where it came from ("file: document 2, items[3]", "live"). */
+typedef int (*cw_cmd_object_fn)(void *ud, json_object *obj, const char *source, cw_error *err);
+/* Manifests: files, directories (recursive) or "-", at most max_bytes in all (migrate's loaders;
+ * Lists flattened). */
+int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, cw_cmd_object_fn fn, void *ud,
+                      cw_error *err) CW_MUST_CHECK;
+/* The cluster of --kubeconfig/--context (kubectl's rules); on failure nothing is left open but
+ * kcfg, which the caller frees with cw_kube_config_free either way. */
+int cw_cmd_live_open(const char *kubeconfig, const char *context, cw_kube_config *kcfg,
+                     cw_kube_client **kube, cw_error *err) CW_MUST_CHECK;
+/* A paged LIST of group/resource in ns (NULL: all namespaces) with an optional label selector,
+ * each item given its List's apiVersion and kind; a group or resource the cluster does not serve
+ * is skipped (logged). */
+int cw_cmd_live_list(cw_kube_client *kube, const char *group, const char *resource, const char *ns,
+                     const char *selector, cw_cmd_object_fn fn, void *ud,
+                     cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -12,11 +12,7 @@
 
 #include "audit/audit.h"
 #include "cmd/cmd.h"
-#include "kube/client.h"
-#include "kube/config.h"
-#include "lib/log.h"
 #include "lib/opts.h"
-#include "migrate/load.h"
 
 static struct {
     cw_strlist from_files, durations;
@@ -159,95 +155,28 @@ static const cw_cmd_spec spec = {
     .max_args = 0,
 };
 
-typedef struct {
-    cw_audit *audit;
-} feed_ctx;
-
-static int feed_unit(void *ud, const cw_load_unit *u, cw_error *err)
+static int add_object(void *ud, json_object *obj, const char *source, cw_error *err)
 {
-    char where[512];
-    cw_load_where(u, where, sizeof(where));
-    if (!json_object_is_type(u->obj, json_type_object))
-        return CW_OK;
-    return cw_audit_add(((feed_ctx *)ud)->audit, u->obj, where, err);
-}
-
-static int feed_files(cw_audit *a, cw_error *err)
-{
-    cw_strlist files;
-    cw_strlist_init(&files);
-    feed_ctx ctx = {a};
-    int rc = cw_load_expand(&o.from_files, &files, err);
-    if (rc == CW_OK)
-        rc = cw_load_check_budget(&files, o.max_input_bytes, err);
-    for (size_t i = 0; rc == CW_OK && i < files.len; i++)
-        rc = cw_load_file(files.items[i], feed_unit, &ctx, err);
-    cw_strlist_free(&files);
-    return rc;
-}
-
-static int feed_page(void *ud, const cw_kube_page *page, cw_error *err)
-{
-    size_t n = json_object_array_length(page->items);
-    const char *api = json_object_get_string(json_object_object_get(page->list, "apiVersion"));
-    const char *kind = json_object_get_string(json_object_object_get(page->list, "kind"));
-    char item_kind[128];
-    snprintf(item_kind, sizeof(item_kind), "%.*s", kind ? (int)strlen(kind) - 4 : 0,
-             kind ? kind : ""); /* "VolumeList" -> "Volume" */
-    for (size_t i = 0; i < n; i++) {
-        json_object *item = json_object_array_get_idx(page->items, i);
-        /* LIST items carry no kind/apiVersion: the List's tell them */
-        if (api && !json_object_object_get(item, "apiVersion"))
-            json_object_object_add(item, "apiVersion", json_object_new_string(api));
-        if (*item_kind && !json_object_object_get(item, "kind"))
-            json_object_object_add(item, "kind", json_object_new_string(item_kind));
-        int rc = cw_audit_add(ud, item, "live", err);
-        if (rc != CW_OK)
-            return rc;
-    }
-    return CW_OK;
-}
-
-/* Lists group/resource in ns; a group or resource the cluster does not serve is skipped. */
-static int list_live(cw_kube_client *kube, cw_audit *a, const char *group, const char *resource,
-                     const char *ns, cw_error *err)
-{
-    char version[64] = "v1";
-    int rc = cw_kube_pick_version(kube, group, resource, version, sizeof(version), err);
-    if (rc == CW_ENOTFOUND) {
-        cw_log(CW_LOG_INFO, "not served, skipped", CW_LS("resource", resource),
-               CW_LS("group", group));
-        cw_error_init(err);
-        return CW_OK;
-    }
-    if (rc != CW_OK)
-        return rc;
-    cw_kube_resource r = {group, version, resource, ns};
-    cw_kube_list_opts lo;
-    cw_kube_list_opts_init(&lo);
-    return cw_kube_list(kube, &r, &lo, feed_page, a, err);
+    return cw_audit_add(ud, obj, source, err);
 }
 
 static int feed_live(cw_audit *a, cw_error *err)
 {
     cw_kube_config kcfg;
     cw_kube_client *kube = NULL;
-    cw_kube_load_opts lo;
-    cw_kube_config_init(&kcfg);
-    cw_kube_load_opts_init(&lo);
-    lo.kubeconfig = o.kubeconfig && *o.kubeconfig ? o.kubeconfig : NULL;
-    lo.context = o.context && *o.context ? o.context : NULL;
-    int rc = cw_kube_config_load(&kcfg, &lo, err);
+    int rc = cw_cmd_live_open(o.kubeconfig, o.context, &kcfg, &kube, err);
     if (rc == CW_OK)
-        rc = cw_kube_client_new(&kcfg, NULL, &kube, err);
+        rc = cw_cmd_live_list(kube, "longhorn.io", "recurringjobs", o.namespace, NULL, add_object,
+                              a, err);
     if (rc == CW_OK)
-        rc = list_live(kube, a, "longhorn.io", "recurringjobs", o.namespace, err);
+        rc =
+            cw_cmd_live_list(kube, "longhorn.io", "volumes", o.namespace, NULL, add_object, a, err);
     if (rc == CW_OK)
-        rc = list_live(kube, a, "longhorn.io", "volumes", o.namespace, err);
+        rc = cw_cmd_live_list(kube, "storage.k8s.io", "storageclasses", NULL, NULL, add_object, a,
+                              err);
     if (rc == CW_OK)
-        rc = list_live(kube, a, "storage.k8s.io", "storageclasses", NULL, err);
-    if (rc == CW_OK)
-        rc = list_live(kube, a, "velero.io", "schedules", o.velero_namespace, err);
+        rc = cw_cmd_live_list(kube, "velero.io", "schedules", o.velero_namespace, NULL, add_object,
+                              a, err);
     cw_kube_client_free(kube);
     cw_kube_config_free(&kcfg);
     return rc;
@@ -375,7 +304,8 @@ int cw_cmd_cron_audit(int argc, char **argv)
     }
     audit_ok = 1;
     int live = o.from_files.len == 0;
-    rc = live ? feed_live(&audit, &err) : feed_files(&audit, &err);
+    rc = live ? feed_live(&audit, &err)
+              : cw_cmd_feed_files(&o.from_files, o.max_input_bytes, add_object, &audit, &err);
     if (rc != CW_OK) {
         fprintf(stderr, "cronwarden cron audit: %s\n", err.message);
         code = live ? CW_EXIT_FAIL : CW_EXIT_USAGE;
