@@ -119,9 +119,11 @@ static int outcomes(const cw_health_config *cfg, const cw_health_run *runs, size
     return CW_OK;
 }
 
-/* Runs before the returned time may have been deleted: finished Jobs past the CronJob's history
- * limits (Kubernetes deletes the oldest first), Backups past their TTL. Fire times after the
- * last recorded schedule (lastScheduleTime, lastBackup) had no run whatever was deleted. */
+/* Runs are complete from the returned time on (NONE: all of them): before it, finished Jobs past
+ * the CronJob's history limits may have been deleted (Kubernetes deletes the oldest of each kind
+ * first, so from the oldest kept one on nothing is missing), Backups past their TTL. Fire times
+ * after the last recorded schedule (lastScheduleTime, lastBackup) had no run, whatever was
+ * deleted. */
 static int64_t history_from(const cw_health_config *cfg, const cw_health_sched *s,
                             const cw_health_run *runs, size_t n)
 {
@@ -132,12 +134,13 @@ static int64_t history_from(const cw_health_config *cfg, const cw_health_sched *
         size_t ok = 0, bad = 0;
         int64_t oldest_ok = INT64_MAX, oldest_bad = INT64_MAX;
         for (size_t k = 0; k < n; k++) {
+            int64_t t = runs[k].fire != CW_HEALTH_NONE ? runs[k].fire : runs[k].created;
             if (runs[k].outcome == CW_HEALTH_SUCCEEDED) {
                 ok++;
-                oldest_ok = oldest_ok < runs[k].started ? oldest_ok : runs[k].started;
+                oldest_ok = oldest_ok < t ? oldest_ok : t;
             } else if (runs[k].outcome == CW_HEALTH_FAILED) {
                 bad++;
-                oldest_bad = oldest_bad < runs[k].started ? oldest_bad : runs[k].started;
+                oldest_bad = oldest_bad < t ? oldest_bad : t;
             }
         }
         if ((long)ok >= s->success_limit)
@@ -147,8 +150,8 @@ static int64_t history_from(const cw_health_config *cfg, const cw_health_sched *
     }
     if (h != CW_HEALTH_NONE && s->last_schedule == CW_HEALTH_NONE && n == 0)
         h = CW_HEALTH_NONE; /* never ran: nothing was deleted */
-    if (h != CW_HEALTH_NONE && s->last_schedule != CW_HEALTH_NONE && s->last_schedule < h)
-        h = s->last_schedule;
+    if (h != CW_HEALTH_NONE && s->last_schedule != CW_HEALTH_NONE && s->last_schedule + 1 < h)
+        h = s->last_schedule + 1;
     if (h != CW_HEALTH_NONE && cfg->history_from != CW_HEALTH_NONE && cfg->history_from < h)
         h = cfg->history_from;
     return h;
@@ -269,25 +272,30 @@ static int judge_missed(const cw_health_config *cfg, const cw_health_sched *s,
                           : "");
 }
 
-/* More than 100 start times since lastScheduleTime: Kubernetes' CronJob controller before 1.21
- * gives up on the CronJob until startingDeadlineSeconds bounds them. */
-static int too_many_missed(const cw_health_sched *s, const cw_health_times *fires, int64_t now)
+/* More than 100 start times since lastScheduleTime (or the CronJob's creation): Kubernetes'
+ * CronJob controller before 1.21 gives up on such a CronJob unless startingDeadlineSeconds
+ * bounds them. */
+static int too_many_missed(const cw_health_sched *s, const cw_health_cron *c, int64_t now)
 {
     if (s->kind != CW_HEALTH_RECURRINGJOB || !s->has_cronjob ||
         s->starting_deadline != CW_HEALTH_NONE)
         return 0;
-    int64_t since = s->last_schedule != CW_HEALTH_NONE ? s->last_schedule : s->cronjob_created;
-    size_t k = 0;
-    for (size_t i = 0; i < fires->n; i++)
-        k += fires->t[i] > since && fires->t[i] <= now;
-    return k > 100 && fires->t[0] <= since;
+    int64_t t = s->last_schedule != CW_HEALTH_NONE ? s->last_schedule : s->cronjob_created;
+    if (t == CW_HEALTH_NONE)
+        return 0;
+    if (c->every)
+        return (now - t) / c->parsed.every > 100;
+    int k = 0;
+    while (k <= 100 && cw_cron_next(&c->parsed, t, c->offset, &t) && t <= now)
+        k++;
+    return k > 100;
 }
 
 /* The fire times to judge: those in (judged_from, now] whose grace has passed; when the window
  * holds none, the last due one (a weekly schedule in a day's window). */
 static int judge_fires(const cw_health_config *cfg, const cw_health_sched *s,
-                       const cw_health_run *runs, size_t n, const cw_health_times *fires,
-                       int64_t floor, cw_health_result *out)
+                       const cw_health_cron *c, const cw_health_run *runs, size_t n,
+                       const cw_health_times *fires, int64_t floor, cw_health_result *out)
 {
     size_t cap = 0, first = fires->n;
     for (size_t i = 0; i < fires->n; i++)
@@ -305,15 +313,16 @@ static int judge_fires(const cw_health_config *cfg, const cw_health_sched *s,
         int64_t g = cw_health_grace(cfg, f, next);
         if (f + g > cfg->now)
             break; /* still within its grace: a run may come */
+        if (!out->judged++)
+            out->judged_first = f;
         out->judged_to = f;
-        out->judged++;
         const cw_health_run *r = run_for(s, runs, n, f, next);
         if (r && r->created - f <= g)
             continue;
         if (judge_missed(cfg, s, runs, n, f, g, r, out, &cap) != CW_OK)
             return CW_ENOMEM;
     }
-    if (out->missed_unexcused && too_many_missed(s, fires, cfg->now)) {
+    if (out->missed_unexcused && too_many_missed(s, c, cfg->now)) {
         cw_health_missed *m = &out->missed[out->nmissed - 1];
         cw_buf b;
         cw_buf_init(&b);
@@ -403,9 +412,9 @@ int cw_health_eval(const cw_health_config *cfg, const cw_health_sched *s, cw_hea
     int rc = CW_OK;
     memset(out, 0, sizeof(*out));
     out->interval = out->last_due = out->next = out->judged_from = out->history_from =
-        out->judged_to = out->last_started = out->success_at = out->success_seconds =
-            out->failure_at = out->running_since = out->running_seconds = out->usual_seconds =
-                out->stuck_after = CW_HEALTH_NONE;
+        out->judged_to = out->judged_first = out->last_started = out->success_at =
+            out->success_seconds = out->failure_at = out->running_since = out->running_seconds =
+                out->usual_seconds = out->stuck_after = CW_HEALTH_NONE;
     if (nruns > 1)
         qsort(runs, nruns, sizeof(*runs), by_created);
     if (!cw_health__dup(&out->cron, s->cron ? s->cron : "") ||
@@ -423,11 +432,12 @@ int cw_health_eval(const cw_health_config *cfg, const cw_health_sched *s, cw_hea
             ? s->cronjob_created
             : s->created;
     out->history_from = history_from(cfg, s, runs, nruns);
-    int64_t floor = max64(created, out->history_from);
+    int64_t floor = max64(created, out->history_from == CW_HEALTH_NONE ? CW_HEALTH_NONE
+                                                                       : out->history_from - 1);
     out->judged_from =
         max64(cfg->now - (cfg->window > 0 ? cfg->window : CW_HEALTH_DEFAULT_WINDOW), floor);
     if ((rc = timeline(cfg, s, &c, runs, nruns, &fires, out)) != CW_OK ||
-        (rc = judge_fires(cfg, s, runs, nruns, &fires, floor, out)) != CW_OK) {
+        (rc = judge_fires(cfg, s, &c, runs, nruns, &fires, floor, out)) != CW_OK) {
         if (rc == CW_ELIMIT)
             rc = cw_error_set(err, rc, "%s/%s: more than a million fire times in the window",
                               s->namespace, s->name);
@@ -439,13 +449,12 @@ int cw_health_eval(const cw_health_config *cfg, const cw_health_sched *s, cw_hea
         (s->kind == CW_HEALTH_RECURRINGJOB && s->has_cronjob && s->suspended))
         out->next = CW_HEALTH_NONE;
 done:
-    if (out->running) {
-        int64_t usual = out->usual_seconds;
-        out->stuck_after = usual != CW_HEALTH_NONE           ? max64(2 * usual, usual + 900)
-                           : out->interval != CW_HEALTH_NONE ? max64(out->interval, 3600)
-                                                             : 3600;
-        out->stuck = out->running_seconds > out->stuck_after;
-    }
+    /* the threshold also when nothing runs: the reconciler exports it beside running_seconds */
+    out->stuck_after = out->usual_seconds != CW_HEALTH_NONE
+                           ? max64(2 * out->usual_seconds, out->usual_seconds + 900)
+                       : out->interval != CW_HEALTH_NONE ? max64(out->interval, 3600)
+                                                         : 3600;
+    out->stuck = out->running && out->running_seconds > out->stuck_after;
     set_state(s, out);
     cw_health__times_free(&fires);
     return rc;

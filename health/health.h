@@ -160,11 +160,12 @@ typedef struct cw_health_result {
     int64_t interval;       /* seconds between the last two due fire times (or the next two) */
     int64_t last_due, next; /* the latest fire time <= now; the first > now (NONE while
                                paused, suspended or never) */
-    int64_t judged_from;    /* fire times after this were judged (window, history, creation) */
-    int64_t judged_to;      /* the newest fire time judged (its grace has passed) */
-    size_t judged;          /* fire times judged */
-    int64_t history_from;   /* runs before this may be gone (Job history limits, Backup TTL) */
-    int64_t last_started;   /* the newest run's creation */
+    int64_t judged_from;    /* fire times after this (window, creation) were judged... */
+    int64_t judged_first, judged_to; /* the oldest and newest fire time judged */
+    size_t judged;                   /* fire times judged (their grace has passed) */
+    int64_t history_from; /* runs are complete from here on, before it they may be gone (Job
+                             history limits, Backup TTL); NONE: complete */
+    int64_t last_started; /* the newest run's creation */
     int64_t success_at, success_seconds; /* last success: finished, finished - started */
     char *success_run;
     int64_t failure_at;

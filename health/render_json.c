@@ -78,9 +78,12 @@ static json_object *schedule(const cw_health_sched_result *sr)
                            json_object_new_int64((int64_t)r->consecutive_failures));
     json_object_object_add(o, "missedRuns", json_object_new_int64((int64_t)r->missed_unexcused));
     json_object_object_add(o, "missed", missed(r));
-    json_object_object_add(o, "judgedFrom", when(r->judged_from));
+    x = json_object_new_object();
+    json_object_object_add(x, "count", json_object_new_int64((int64_t)r->judged));
+    json_object_object_add(x, "first", when(r->judged_first));
+    json_object_object_add(x, "last", when(r->judged_to));
+    json_object_object_add(o, "judged", x);
     json_object_object_add(o, "historyFrom", when(r->history_from));
-    json_object_object_add(o, "firesJudged", json_object_new_int64((int64_t)r->judged));
     x = NULL;
     if (r->running) {
         x = json_object_new_object();
@@ -89,10 +92,10 @@ static json_object *schedule(const cw_health_sched_result *sr)
         json_object_object_add(x, "since", when(r->running_since));
         json_object_object_add(x, "seconds", secs(r->running_seconds));
         json_object_object_add(x, "stuck", json_object_new_boolean(r->stuck));
-        json_object_object_add(x, "stuckAfterSeconds", secs(r->stuck_after));
     }
     json_object_object_add(o, "running", x);
     json_object_object_add(o, "usualSeconds", secs(r->usual_seconds));
+    json_object_object_add(o, "stuckAfterSeconds", secs(r->stuck_after));
     return o;
 }
 

@@ -286,7 +286,12 @@ static int add_job_cb(void *ud, const char *key, void *value)
             g->jobs = p;
             g->cap = cap;
         }
-        g->jobs[g->n++] = j;
+        size_t at = g->n++; /* by name: reports do not depend on the map's order */
+        while (at > 0 && strcmp(g->jobs[at - 1]->name, j->name) > 0) {
+            g->jobs[at] = g->jobs[at - 1];
+            at--;
+        }
+        g->jobs[at] = j;
     }
     cw_buf_free(&k);
     return 0;
