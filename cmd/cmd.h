@@ -60,6 +60,48 @@ void cw_cmd_limit_arenas(int n);
         .target = (tgt), .def = "xxh32", .choices = "xxh32|longhorn"                               \
     }
 
+/* Rows of the cron subcommands, which take flags only (no CRONWARDEN_* environment, no config
+ * file): the manifests to read or the cluster, and the output format. */
+#define CW_CMD_OPT_FROM_FILE(tgt, help_)                                                           \
+    {                                                                                              \
+        .name = "from-file", .short_name = 'f', .type = CW_OPT_LIST, .metavar = "PATH",            \
+        .help = (help_), .target = (tgt), .no_env = 1                                              \
+    }
+#define CW_CMD_OPT_MAX_INPUT_BYTES(tgt)                                                            \
+    {                                                                                              \
+        .name = "max-input-bytes", .type = CW_OPT_INT, .metavar = "N",                             \
+        .help = "refuse more manifests than N bytes in all", .target = (tgt), .def = "1073741824", \
+        .min = 1, .max = 1LL << 50, .no_env = 1                                                    \
+    }
+#define CW_CMD_OPT_LIVE_KUBECONFIG(tgt)                                                            \
+    {                                                                                              \
+        .name = "kubeconfig", .type = CW_OPT_STRING, .metavar = "FILE",                            \
+        .help = "live: kubeconfig (default $KUBECONFIG, ~/.kube/config, in-cluster)",              \
+        .target = (tgt), .no_env = 1                                                               \
+    }
+#define CW_CMD_OPT_LIVE_CONTEXT(tgt)                                                               \
+    {                                                                                              \
+        .name = "context", .type = CW_OPT_STRING, .metavar = "NAME",                               \
+        .help = "live: kubeconfig context", .target = (tgt), .no_env = 1                           \
+    }
+#define CW_CMD_OPT_LIVE_NAMESPACE(name_, short_, def_, help_, tgt)                                 \
+    {                                                                                              \
+        .name = (name_), .short_name = (short_), .type = CW_OPT_STRING, .metavar = "NS",           \
+        .help = (help_), .target = (tgt), .def = (def_), .no_env = 1                               \
+    }
+#define CW_CMD_OPT_REPORT_DEFAULT_GROUP(tgt)                                                       \
+    {                                                                                              \
+        .name = "default-group", .type = CW_OPT_STRING, .metavar = "NAME",                         \
+        .help = "the group of volumes without job labels (\"\": none)", .target = (tgt),           \
+        .def = "default", .no_env = 1                                                              \
+    }
+#define CW_CMD_OPT_TEXT_JSON(tgt)                                                                  \
+    {                                                                                              \
+        .name = "output", .short_name = 'o', .type = CW_OPT_ENUM, .metavar = "FORMAT",             \
+        .help = "text or json", .target = (tgt), .def = "text", .choices = "text|json",            \
+        .no_env = 1                                                                                \
+    }
+
 /* The default policy with the system's zone database (policy->tzdb points at *tzdb); the
  * caller sets its flags. On failure nothing is left to free. */
 int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err) CW_MUST_CHECK;

@@ -30,15 +30,7 @@ static struct {
 } o;
 
 static const cw_opt validate_opts[] = {
-    {.name = "output",
-     .short_name = 'o',
-     .type = CW_OPT_ENUM,
-     .metavar = "FORMAT",
-     .help = "text or json",
-     .target = &o.output,
-     .def = "text",
-     .choices = "text|json",
-     .no_env = 1},
+    CW_CMD_OPT_TEXT_JSON(&o.output),
 };
 
 static const cw_opt next_opts[] = {
@@ -58,15 +50,7 @@ static const cw_opt next_opts[] = {
      .help = "start after this time, e.g. 2025-03-09T01:30:00-05:00 (default: now, in UTC)",
      .target = &o.from,
      .no_env = 1},
-    {.name = "output",
-     .short_name = 'o',
-     .type = CW_OPT_ENUM,
-     .metavar = "FORMAT",
-     .help = "text or json",
-     .target = &o.output,
-     .def = "text",
-     .choices = "text|json",
-     .no_env = 1},
+    CW_CMD_OPT_TEXT_JSON(&o.output),
 };
 
 static const cw_cmd_spec validate_spec = {

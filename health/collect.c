@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "defaults/schedule.h"
+#include "lib/grow.h"
 #include "lib/json.h"
 
 typedef struct run_group {
@@ -206,14 +207,8 @@ static int add_run(cw_health *h, json_object *obj, int job, const char *ns, cons
             goto oom;
         }
     }
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 8;
-        cw_health_run *p = realloc(g->runs, cap * sizeof(*p));
-        if (!p)
-            goto oom;
-        g->runs = p;
-        g->cap = cap;
-    }
+    if (cw_grow((void **)&g->runs, &g->cap, g->n, sizeof(*g->runs), 8) != CW_OK)
+        goto oom;
     char *gcopy = strdup(cw_buf_str(&gk));
     if (!gcopy || cw_strmap_set_s(&h->run_of, cw_buf_str(&rk), gcopy, NULL) != CW_OK) {
         free(gcopy);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
+
 #define TIME_MAX_LEN 32
 
 void cw_health_result_free(cw_health_result *r)
@@ -201,14 +203,8 @@ static int add_missed(cw_health_result *out, size_t *cap, int64_t at, cw_health_
 static int add_missed(cw_health_result *out, size_t *cap, int64_t at, cw_health_reason reason,
                       const char *fmt, ...)
 {
-    if (out->nmissed == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 8;
-        cw_health_missed *p = realloc(out->missed, ncap * sizeof(*p));
-        if (!p)
-            return CW_ENOMEM;
-        out->missed = p;
-        *cap = ncap;
-    }
+    if (cw_grow((void **)&out->missed, cap, out->nmissed, sizeof(*out->missed), 8) != CW_OK)
+        return CW_ENOMEM;
     cw_buf b;
     va_list ap;
     cw_buf_init(&b);

@@ -4,18 +4,14 @@
 
 #include <stdlib.h>
 
+#include "lib/grow.h"
+
 #define MAX_FIRES 1000000
 
 int cw_health__times_add(cw_health_times *ts, int64_t t)
 {
-    if (ts->n == ts->cap) {
-        size_t cap = ts->cap ? ts->cap * 2 : 64;
-        int64_t *p = realloc(ts->t, cap * sizeof(*p));
-        if (!p)
-            return CW_ENOMEM;
-        ts->t = p;
-        ts->cap = cap;
-    }
+    if (cw_grow((void **)&ts->t, &ts->cap, ts->n, sizeof(*ts->t), 64) != CW_OK)
+        return CW_ENOMEM;
     ts->t[ts->n++] = t;
     return CW_OK;
 }

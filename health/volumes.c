@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "defaults/volume.h"
+#include "lib/grow.h"
 #include "lib/json.h"
 
 #define BACKUP_VOLUME_LABEL "backup-volume"
@@ -278,14 +279,8 @@ static int add_job_cb(void *ud, const char *key, void *value)
             free(g);
             goto oom;
         }
-        if (g->n == g->cap) {
-            size_t cap = g->cap ? g->cap * 2 : 4;
-            job_entry **p = realloc(g->jobs, cap * sizeof(*p));
-            if (!p)
-                goto oom;
-            g->jobs = p;
-            g->cap = cap;
-        }
+        if (cw_grow((void **)&g->jobs, &g->cap, g->n, sizeof(*g->jobs), 4) != CW_OK)
+            goto oom;
         size_t at = g->n++; /* by name: reports do not depend on the map's order */
         while (at > 0 && strcmp(g->jobs[at - 1]->name, j->name) > 0) {
             g->jobs[at] = g->jobs[at - 1];
@@ -435,14 +430,8 @@ static cw_health_ns_count *count_of(volume_walk *w, const char *ns)
     void *idx = NULL;
     if (cw_strmap_get(&w->ns, ns, strlen(ns), &idx))
         return &w->counts[(uintptr_t)idx - 1];
-    if (w->ncounts == w->capcounts) {
-        size_t cap = w->capcounts ? w->capcounts * 2 : 4;
-        cw_health_ns_count *p = realloc(w->counts, cap * sizeof(*p));
-        if (!p)
-            return NULL;
-        w->counts = p;
-        w->capcounts = cap;
-    }
+    if (cw_grow((void **)&w->counts, &w->capcounts, w->ncounts, sizeof(*w->counts), 4) != CW_OK)
+        return NULL;
     cw_health_ns_count *e = &w->counts[w->ncounts];
     *e = (cw_health_ns_count){strdup(ns), 0, 0, 0};
     if (!e->namespace ||

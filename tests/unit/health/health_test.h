@@ -9,7 +9,7 @@
 #include "lib/buf.h"
 #include "cron/tz.h"
 
-extern cw_tzdb health_tzdb;
+extern cw_tzdb *const health_tzdb;
 
 #define NOW "2026-11-24T09:00:00Z"
 #define LH  "'namespace':'longhorn-system'"
@@ -112,7 +112,7 @@ __attribute__((unused)) static void config(cw_health_config *cfg, const char *no
                                            int64_t history_from)
 {
     cw_health_config_init(cfg);
-    cfg->tzdb = &health_tzdb;
+    cfg->tzdb = health_tzdb;
     cfg->now = ttime(now ? now : NOW);
     if (window)
         cfg->window = window;

@@ -5,21 +5,9 @@
  * scheduled time in minutes since the epoch (29924760 is 2026-11-24T02:00:00Z). Volumes, the
  * counter of missed runs, the one-schedule API and the readers: test_health_*.c. */
 #include "tests/unit/health/health_test.h"
+#include "tests/unit/tzdb_fixture.h"
 
-cw_tzdb health_tzdb;
-
-static int setup(void **state)
-{
-    (void)state;
-    return cw_tzdb_init(&health_tzdb, NULL, NULL) == CW_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    cw_tzdb_free(&health_tzdb);
-    return 0;
-}
+cw_tzdb *const health_tzdb = &tzdb; /* the other files of this suite judge with it too */
 
 #define NOT_STARTED                                                                                \
     "no Job was started and none was running: kube-controller-manager's CronJob controller was "   \
@@ -471,5 +459,5 @@ int main(void)
         cmocka_unit_test(test_count_missed),   cmocka_unit_test(test_one_schedule),
         cmocka_unit_test(test_replace_remove), cmocka_unit_test(test_runs),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }

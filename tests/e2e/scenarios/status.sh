@@ -1,0 +1,244 @@
+#!/usr/bin/env bash
+# cronwarden cron status against a live cluster: the test plays Kubernetes' CronJob and Job
+# controllers and Velero (it writes the Jobs' and Backups' status itself; kube-controller-manager
+# runs neither controller here), then reads the cluster as a user bound to nothing but
+# deploy/monitoring/status-rbac.yaml: a failed and a missed run, a suspended CronJob, a
+# RecurringJob without its CronJob, a PartiallyFailed Backup, a Backup in progress, a long Velero
+# schedule name, an unprotected and a stale volume; more Jobs than one LIST page; the same objects
+# exported to files give the same report; nothing is written; a user without the role is refused.
+. "$(dirname "$0")/../lib.sh"
+# no CronJob or Job controller: the runs are the ones this test writes
+export CRONWARDEN_E2E_CONTROLLERS=garbagecollector,namespace,serviceaccount-token
+e2e_start
+apply_crds
+e2e_require_users nobody
+assert_ok kc apply -f "$CW_SOURCE_DIR/tests/e2e/fixtures/longhorn-1.2.6-crds/"
+kc wait --for=condition=Established crd/backups.longhorn.io crd/backupvolumes.longhorn.io --timeout=60s >/dev/null
+
+# Judged 3h10m after the last full hour: fire times F1, F2 and F3 on the hour after the objects
+# are made (fire times before a CronJob's creation are never judged).
+T0=$(( $(date +%s) / 3600 * 3600 ))
+F1=$((T0 + 3600)) F2=$((T0 + 7200)) F3=$((T0 + 10800))
+NOW=$(date -u -d "@$((F3 + 600))" +%Y-%m-%dT%H:%M:%SZ)
+at() { date -u -d "@$1" +%Y-%m-%dT%H:%M:%SZ; }
+LONG=shop-production-postgres-and-redis-and-object-storage-every-four-hours
+LONG_LABEL=shop-production-postgres-and-redis-and-object-storage-eve588aa6
+
+# status_of PATH STATUS_JSON: writes .status of the object at the API path (its /status when the
+# resource has the subresource, else the object itself).
+status_of() {
+  local path=$1 status=$2 sub=${3-/status}
+  kc get --raw "$path" | jq --argjson s "$status" '.status = $s' > "$E2E_DIR/obj.json"
+  kc replace --raw "$path$sub" -f "$E2E_DIR/obj.json" >/dev/null ||
+    e2e_fail "could not write the status of $path"
+}
+JOBS=/apis/batch/v1/namespaces/longhorn-system/jobs
+CRONJOBS=/apis/batch/v1beta1/namespaces/longhorn-system/cronjobs
+# job CRONJOB FIRE STATUS_JSON: the Job Kubernetes 1.21+ makes for that fire time (name in minutes)
+job() {
+  local cj=$1 fire=$2 name="$1-$(($2 / 60))"
+  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Job $name"
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $name
+  namespace: longhorn-system
+  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
+  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n longhorn-system "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
+spec:
+  backoffLimit: 3
+  template:
+    metadata: {labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}}
+    spec:
+      restartPolicy: OnFailure
+      containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6", command: [longhorn-manager, -d, recurring-job, $cj]}]
+YAML
+  [ -z "${3:-}" ] || status_of "$JOBS/$name" "$3"
+}
+done_status() { # START END
+  echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+}
+failed_status() { # START END
+  echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+}
+# backup SCHEDULE LABEL FIRE STATUS_JSON (Velero's Backups have no status subresource)
+backup() {
+  local name="$1-$(date -u -d "@$3" +%Y%m%d%H%M%S)"
+  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Backup $name"
+apiVersion: velero.io/v1
+kind: Backup
+metadata:
+  name: $name
+  namespace: velero
+  labels: {velero.io/schedule-name: $2, velero.io/storage-location: default}
+spec: {includedNamespaces: [shop], ttl: 720h0m0s, storageLocation: default}
+YAML
+  status_of "/apis/velero.io/v1/namespaces/velero/backups/$name" "$4" ""
+}
+completed() { echo "{\"phase\":\"Completed\",\"startTimestamp\":\"$(at "$1")\",\"completionTimestamp\":\"$(at "$2")\"}"; }
+
+e2e_step "Longhorn: RecurringJobs, their CronJobs (one suspended, one missing) and Jobs"
+assert_ok kc create namespace longhorn-system
+assert_ok kc create namespace velero
+assert_ok kc apply -f - <<'YAML'
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: backup-hourly, namespace: longhorn-system}
+spec: {name: backup-hourly, task: backup, cron: "0 * * * *", groups: [default], retain: 24, concurrency: 5, labels: {}}
+---
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: snap-paused, namespace: longhorn-system}
+spec: {name: snap-paused, task: snapshot, cron: "0 * * * *", groups: [], retain: 3, concurrency: 5, labels: {}}
+---
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: backup-orphan, namespace: longhorn-system}
+spec: {name: backup-orphan, task: backup, cron: "30 * * * *", groups: [archive], retain: 3, concurrency: 5, labels: {}}
+---
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: snap-many, namespace: longhorn-system}
+spec: {name: snap-many, task: snapshot, cron: "0 * * * *", groups: [], retain: 3, concurrency: 5, labels: {}}
+YAML
+for cj in backup-hourly snap-paused snap-many; do
+  suspend=false
+  [ "$cj" = snap-paused ] && suspend=true
+  assert_ok kc apply -f - <<YAML
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata:
+  name: $cj
+  namespace: longhorn-system
+  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
+spec:
+  schedule: "0 * * * *"
+  concurrencyPolicy: Forbid
+  suspend: $suspend
+  successfulJobsHistoryLimit: 1000
+  failedJobsHistoryLimit: 1000
+  jobTemplate:
+    spec:
+      backoffLimit: 3
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6"}]
+YAML
+done
+job backup-hourly "$F1" "$(done_status $((F1 + 3)) $((F1 + 63)))"
+job backup-hourly "$F2" "$(failed_status $((F2 + 3)) $((F2 + 303)))"
+status_of "$CRONJOBS/backup-hourly" "{\"lastScheduleTime\":\"$(at "$F2")\"}"
+job snap-paused "$F1" "$(done_status $((F1 + 3)) $((F1 + 13)))"
+status_of "$CRONJOBS/snap-paused" "{\"lastScheduleTime\":\"$(at "$F1")\"}"
+
+e2e_step "more Jobs than one LIST page (500): 520 of no RecurringJob, named to come first"
+# The LIST returns Jobs by name: every Job of the schedules above and below is on the second page,
+# so a report that misses them read one page only.
+for i in $(seq 1 520); do
+  echo "---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: a-filler-$i, namespace: longhorn-system, labels: {app: filler}}
+spec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}"
+done > "$E2E_DIR/many.yaml"
+assert_ok kc create -f "$E2E_DIR/many.yaml"
+job snap-many "$F1" "$(done_status $((F1 + 3)) $((F1 + 33)))"
+job snap-many "$F2" "$(done_status $((F2 + 3)) $((F2 + 33)))"
+job snap-many "$F3" "$(done_status $((F3 + 3)) $((F3 + 33)))"
+
+e2e_step "volumes: one in the default group backed up, one with only a snapshot job, one new"
+assert_ok kc apply -f - <<'YAML'
+apiVersion: longhorn.io/v1beta2
+kind: Volume
+metadata: {name: pvc-default, namespace: longhorn-system, labels: {recurring-job-group.longhorn.io/default: enabled}}
+spec: {size: "10737418240", numberOfReplicas: 3}
+---
+apiVersion: longhorn.io/v1beta2
+kind: Volume
+metadata: {name: pvc-scratch, namespace: longhorn-system, labels: {recurring-job.longhorn.io/snap-many: enabled}}
+spec: {size: "10737418240", numberOfReplicas: 3}
+---
+apiVersion: longhorn.io/v1beta2
+kind: Volume
+metadata: {name: pvc-new, namespace: longhorn-system}
+spec: {size: "10737418240", numberOfReplicas: 3}
+---
+apiVersion: longhorn.io/v1beta1
+kind: BackupVolume
+metadata: {name: pvc-default, namespace: longhorn-system}
+spec: {}
+YAML
+status_of /apis/longhorn.io/v1beta1/namespaces/longhorn-system/backupvolumes/pvc-default \
+  "{\"lastBackupName\":\"backup-1\",\"lastBackupAt\":\"$(at $((F2 + 60)))\"}"
+
+e2e_step "Velero: a schedule whose last Backup PartiallyFailed and the next runs, a long name"
+assert_ok kc apply -f - <<YAML
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: nightly, namespace: velero}
+spec: {schedule: "0 * * * *", template: {includedNamespaces: [shop], ttl: 720h0m0s}}
+---
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: $LONG, namespace: velero}
+spec: {schedule: "0 * * * *", template: {includedNamespaces: [shop], ttl: 720h0m0s}}
+YAML
+backup nightly nightly "$F1" "$(completed $((F1 + 1)) $((F1 + 61)))"
+backup nightly nightly "$F2" "{\"phase\":\"PartiallyFailed\",\"startTimestamp\":\"$(at $((F2 + 1)))\",\"completionTimestamp\":\"$(at $((F2 + 90)))\",\"errors\":2,\"warnings\":1}"
+backup nightly nightly "$F3" "{\"phase\":\"InProgress\",\"startTimestamp\":\"$(at $((F3 + 1)))\"}"
+for f in "$F1" "$F2" "$F3"; do backup "$LONG" "$LONG_LABEL" "$f" "$(completed $((f + 1)) $((f + 41)))"; done
+# a Backup of no schedule is not listed (label selector) and changes nothing
+assert_ok kc apply -f - <<'YAML'
+apiVersion: velero.io/v1
+kind: Backup
+metadata: {name: manual-1, namespace: velero}
+spec: {includedNamespaces: [shop]}
+YAML
+
+e2e_step "the ClusterRole of deploy/monitoring/status-rbac.yaml is all cron status needs"
+assert_ok kc apply -f "$CW_SOURCE_DIR/deploy/monitoring/status-rbac.yaml"
+assert_ok kc create clusterrolebinding cronwarden-schedule-status-nobody \
+  --clusterrole=cronwarden-schedule-status --user=nobody
+RV_BEFORE=$(kc get --raw "$JOBS?limit=1" | jq -r .metadata.resourceVersion)
+# exit 1: unhealthy schedules and an unprotected volume
+assert_fails cw cron status --kubeconfig "$CW_E2E_DIR/kubeconfig-nobody" --now "$NOW" -o json --volumes
+LIVE=$(printf '%s\n' "$E2E_OUT" | sed -n '/^{/,$p')
+state() { jq -r --arg n "$1" '.schedules[] | select(.name == $n) | "\(.state) \(.missedRuns) \(.consecutiveFailures)"' <<<"$LIVE"; }
+assert_eq "Failing 1 1" "$(state backup-hourly)" "backup-hourly: F2 failed, F3 missed"
+assert_eq "controller-down $(at "$F3")" "$(jq -r '.schedules[] | select(.name == "backup-hourly") | .missed[0] | "\(.reason) \(.at)"' <<<"$LIVE")" "F3 without a Job"
+assert_eq "Suspended 2 0" "$(state snap-paused)" "snap-paused: F2 and F3 missed while suspended"
+assert_eq "suspended suspended" "$(jq -r '[.schedules[] | select(.name == "snap-paused") | .missed[].reason] | join(" ")' <<<"$LIVE")" "missed while suspended"
+assert_eq "NoCronJob" "$(state backup-orphan | cut -d' ' -f1)" "a RecurringJob without its CronJob"
+assert_eq "Healthy 0 0" "$(state snap-many)" "snap-many: three runs on time, read from the second page"
+assert_eq "Failing 0 1" "$(state nightly)" "nightly: PartiallyFailed, then one in progress"
+assert_eq "PartiallyFailed: 2 errors, 1 warning" "$(jq -r '.schedules[] | select(.name == "nightly") | .lastFailure.reason' <<<"$LIVE")" "Velero's counts"
+assert_eq "1" "$(jq '.schedules[] | select(.name == "nightly") | .running.count' <<<"$LIVE")" "the InProgress Backup"
+assert_eq "Healthy 0 0" "$(state "$LONG")" "a long schedule name and Velero's hashed label"
+assert_eq '[3,1,1]' "$(jq -c '[.summary.volumes, .summary.unprotected, .summary.stale]' <<<"$LIVE")" "three volumes"
+# pvc-new has had an hourly backup job for over 3 hours and no backup: stale
+assert_eq "Protected Stale Unprotected" "$(jq -r '[.volumes[] | .state] | join(" ")' <<<"$LIVE")" "pvc-default, pvc-new, pvc-scratch"
+assert_eq "$RV_BEFORE" "$(kc get --raw "$JOBS?limit=1" | jq -r .metadata.resourceVersion)" "nothing written"
+
+e2e_step "the same objects exported to files give the same report"
+mkdir -p "$E2E_DIR/export"
+kc get recurringjobs.longhorn.io,cronjobs,jobs,volumes.longhorn.io,backupvolumes.longhorn.io,backups.longhorn.io \
+  -n longhorn-system -o yaml > "$E2E_DIR/export/longhorn.yaml"
+kc get schedules.velero.io -n velero -o yaml > "$E2E_DIR/export/schedules.yaml"
+kc get backups.velero.io -n velero -l velero.io/schedule-name -o yaml > "$E2E_DIR/export/backups.yaml"
+assert_fails cw cron status -f "$E2E_DIR/export" --now "$NOW" -o json --volumes
+FILES=$(printf '%s\n' "$E2E_OUT" | sed -n '/^{/,$p')
+assert_eq "$(jq -cS . <<<"$FILES")" "$(jq -cS . <<<"$LIVE")" "live report equals the files' report"
+assert_fails --match "6 schedules, 4 unhealthy; 3 volumes, 1 unprotected, 1 stale" \
+  cw cron status --kubeconfig "$CW_E2E_DIR/kubeconfig-nobody" --now "$NOW"
+
+e2e_step "a cluster without Velero: its rows are left out, not an error"
+assert_ok kc delete crd schedules.velero.io backups.velero.io
+kc wait --for=delete crd/schedules.velero.io crd/backups.velero.io --timeout=60s >/dev/null 2>&1 || true
+OUT=$(cw cron status --kubeconfig "$CW_E2E_DIR/kubeconfig-nobody" --now "$NOW" -o json 2>"$E2E_DIR/err") || true
+assert_eq "0" "$(jq '[.schedules[] | select(.kind == "Schedule")] | length' <<<"$OUT")" "no Velero Schedules"
+assert_contains "$(cat "$E2E_DIR/err")" 'msg="not served, skipped" resource=schedules group=velero.io' "said at info level"
+
+e2e_step "a user without the role is refused with the API server's reason"
+assert_ok kc delete clusterrolebinding cronwarden-schedule-status-nobody
+assert_fails --match forbidden cw cron status --kubeconfig "$CW_E2E_DIR/kubeconfig-nobody" --now "$NOW"
