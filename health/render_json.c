@@ -1,4 +1,5 @@
-/* Schedule health as JSON (schema: docs/status.md). Times RFC 3339 in UTC; absent ones null. */
+/* Schedule health as JSON (schema: docs/status.md). Times RFC 3339 in UTC; absent ones null. The
+ * volumes (with --volumes) are written one at a time after the rest. */
 #include <string.h>
 
 #include "health/internal.h"
@@ -123,6 +124,22 @@ static json_object *volume(const cw_health_volume_result *v)
     return o;
 }
 
+#define FLAGS (JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* One volume, written as it would stand in the root's "volumes" array (two levels in): the
+ * volumes are written one at a time, so 10,000 of them do not make a tree in memory. */
+static int volume_out(const cw_health_volume_result *v, int first, FILE *f)
+{
+    json_object *o = volume(v);
+    const char *text = json_object_to_json_string_ext(o, FLAGS);
+    int rc = text && fputs(first ? "\n    " : ",\n    ", f) >= 0 ? CW_OK : CW_EIO;
+    for (const char *p = text; rc == CW_OK && p && *p; p++)
+        if (fputc(*p, f) == EOF || (*p == '\n' && fputs("    ", f) == EOF))
+            rc = CW_EIO;
+    json_object_put(o);
+    return rc;
+}
+
 int cw_health_render_json(const cw_health *h, int volumes, FILE *f, cw_error *err)
 {
     json_object *root = json_object_new_object(), *sum = json_object_new_object();
@@ -153,17 +170,19 @@ int cw_health_render_json(const cw_health *h, int volumes, FILE *f, cw_error *er
         json_object_array_add(scheds, schedule(&h->results[i]));
     json_object_object_add(root, "schedules", scheds);
     json_object_object_add(root, "namespaces", ns);
-    if (volumes) {
-        json_object *vols = json_object_new_array();
-        for (size_t i = 0; i < h->nvols; i++)
-            json_object_array_add(vols, volume(&h->vols[i]));
-        json_object_object_add(root, "volumes", vols);
-    }
-    const char *text = json_object_to_json_string_ext(
-        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
-    int rc = text && fprintf(f, "%s\n", text) >= 0
-                 ? CW_OK
-                 : cw_error_set(err, CW_EIO, "writing the report failed");
+    const char *text = json_object_to_json_string_ext(root, FLAGS);
+    size_t len = text ? strlen(text) : 0;
+    int rc = CW_OK;
+    if (!volumes)
+        rc = text && fprintf(f, "%s\n", text) >= 0 ? CW_OK : CW_EIO;
+    else if (len < 2 || strcmp(text + len - 2, "\n}")) /* json-c ends an object so */
+        rc = CW_EIO;
+    else if (fprintf(f, "%.*s,\n  \"volumes\": [", (int)(len - 2), text) < 0)
+        rc = CW_EIO;
+    for (size_t i = 0; volumes && rc == CW_OK && i < h->nvols; i++)
+        rc = volume_out(&h->vols[i], i == 0, f);
+    if (volumes && rc == CW_OK && fprintf(f, "\n  ]\n}\n") < 0)
+        rc = CW_EIO;
     json_object_put(root);
-    return rc;
+    return rc == CW_OK ? CW_OK : cw_error_set(err, CW_EIO, "writing the report failed");
 }
