@@ -11,8 +11,13 @@
  * in the default group, some with job labels) with BackupVolumes; Velero Schedules and their
  * Backups. Each CLI run is a fresh process; wall time, CPU and peak RSS from wait4, min / median /
  * max of 5. The model: the objects parsed once (as an informer cache holds them), then fed to a
- * collector and judged whole, then each schedule alone and the volume counts alone. */
+ * collector and judged whole, then each schedule alone and the volume counts alone.
+ *   bench_cron_status --live KUBECONFIG [counts as above]   (bench/cron_status_live.sh)
+ * creates the same objects in the cluster (16 requests in flight; without their status, uid,
+ * ownerReferences and times, which the API server sets or ignores on create) and measures the
+ * whole command reading them with paged LISTs. */
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +26,9 @@
 #include "bench_util.h"
 #include "cron/tz.h"
 #include "health/health.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "lib/pool.h"
 #include "migrate/load.h"
 
 #define NOW     1795510800LL /* 2026-11-24T09:00:00Z */
@@ -172,8 +180,14 @@ static int gen_longhorn(gen *g)
                 "8000-%012x\"}],\"uid\":\"c0ffee00-0000-4000-8000-%012x\"},\"spec\":{"
                 "\"concurrencyPolicy\":\"Forbid\",\"failedJobsHistoryLimit\":1000,\"schedule\":"
                 "\"%s\",\"successfulJobsHistoryLimit\":1000,\"suspend\":false,\"jobTemplate\":{"
-                "\"spec\":{\"backoffLimit\":3}}},\"status\":{}}",
-                j ? ",\n" : "", name, name, name, j, j, cron);
+                "\"spec\":{\"backoffLimit\":3,\"template\":{\"metadata\":{\"labels\":{"
+                "\"longhorn.io/managed-by\":\"longhorn-manager\",\"recurring-job.longhorn.io\":"
+                "\"%s\"}},\"spec\":{\"containers\":[{\"command\":[\"longhorn-manager\",\"-d\","
+                "\"recurring-job\",\"%s\",\"--manager-url\",\"http://longhorn-backend:9500/v1\"],"
+                "\"image\":\"longhornio/longhorn-manager:v1.4.4\",\"name\":\"%s\"}],"
+                "\"restartPolicy\":\"OnFailure\",\"serviceAccountName\":\"longhorn-service-"
+                "account\"}}}}},\"status\":{}}",
+                j ? ",\n" : "", name, name, name, j, j, cron, name, name, name);
         /* a Job per fire time of the last `days` days */
         cw_cron parsed;
         cw_error err;
@@ -407,6 +421,139 @@ static void model(const gen *g)
     free(v.o);
 }
 
+/* ---- live: the same objects in a cluster, read with paged LISTs ---- */
+
+typedef struct seed {
+    cw_kube_client *kube;
+    objs *v;
+    char versions[8][32]; /* per kind: the version the server serves */
+    atomic_int failed;
+} seed;
+
+static const struct {
+    const char *kind, *group, *plural;
+} kinds_live[] = {
+    {"RecurringJob", "longhorn.io", "recurringjobs"},
+    {"CronJob", "batch", "cronjobs"},
+    {"Job", "batch", "jobs"},
+    {"Volume", "longhorn.io", "volumes"},
+    {"BackupVolume", "longhorn.io", "backupvolumes"},
+    {"Schedule", "velero.io", "schedules"},
+    {"Backup", "velero.io", "backups"},
+};
+
+static size_t kind_index(json_object *o)
+{
+    const char *kind = json_object_get_string(json_object_object_get(o, "kind"));
+    for (size_t k = 0; kind && k < sizeof(kinds_live) / sizeof(kinds_live[0]); k++)
+        if (!strcmp(kind, kinds_live[k].kind))
+            return k;
+    return (size_t)-1;
+}
+
+static void seed_one(void *ud, size_t i)
+{
+    seed *c = ud;
+    json_object *o = c->v->o[i], *meta = json_object_object_get(o, "metadata");
+    size_t k = kind_index(o);
+    if (k == (size_t)-1)
+        return;
+    static const char *const server_set[] = {"uid", "resourceVersion", "creationTimestamp",
+                                             "ownerReferences", "generation"};
+    for (size_t f = 0; f < sizeof(server_set) / sizeof(server_set[0]); f++)
+        json_object_object_del(meta, server_set[f]);
+    if (!strcmp(kinds_live[k].kind, "Job")) { /* the selector the API server makes itself */
+        json_object *spec = json_object_object_get(o, "spec");
+        json_object *tl = json_object_object_get(
+            json_object_object_get(json_object_object_get(spec, "template"), "metadata"), "labels");
+        json_object_object_del(spec, "selector");
+        json_object_object_del(tl, "controller-uid");
+        json_object_object_del(tl, "job-name");
+        json_object_object_del(json_object_object_get(meta, "labels"), "controller-uid");
+    }
+    char api[64];
+    snprintf(api, sizeof(api), "%s/%s", kinds_live[k].group, c->versions[k]);
+    json_object_object_add(o, "apiVersion", json_object_new_string(api));
+    const char *ns = json_object_get_string(json_object_object_get(meta, "namespace"));
+    cw_kube_resource r = {kinds_live[k].group, c->versions[k], kinds_live[k].plural, ns};
+    cw_error err;
+    cw_error_init(&err);
+    int rc = cw_kube_create(c->kube, &r, o, NULL, NULL, &err);
+    if (rc != CW_OK && rc != CW_ECONFLICT && atomic_fetch_add(&c->failed, 1) == 0)
+        fprintf(stderr, "seed: %s: %s\n", kinds_live[k].plural, err.message);
+}
+
+static int live(const gen *g, const char *kubeconfig)
+{
+    static const char *const files[] = {"recurringjobs", "cronjobs",  "jobs",   "volumes",
+                                        "backupvolumes", "schedules", "backups"};
+    objs v = {0};
+    seed c = {.v = &v};
+    cw_kube_config cfg;
+    cw_kube_load_opts lo;
+    cw_kube_client_opts o;
+    cw_error err;
+    cw_error_init(&err);
+    for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s.json", g->dir, files[k]);
+        if (cw_load_file(path, keep, &v, &err) != CW_OK) {
+            fprintf(stderr, "live: %s\n", err.message);
+            return 1;
+        }
+    }
+    cw_kube_config_init(&cfg);
+    cw_kube_load_opts_init(&lo);
+    cw_kube_client_opts_init(&o);
+    lo.kubeconfig = kubeconfig;
+    o.qps = 0;
+    o.max_inflight = 16;
+    if (cw_kube_config_load(&cfg, &lo, &err) != CW_OK ||
+        cw_kube_client_new(&cfg, &o, &c.kube, &err) != CW_OK) {
+        fprintf(stderr, "live: %s\n", err.message);
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof(kinds_live) / sizeof(kinds_live[0]); k++)
+        if (cw_kube_pick_version(c.kube, kinds_live[k].group, kinds_live[k].plural, c.versions[k],
+                                 sizeof(c.versions[k]), &err) != CW_OK) {
+            fprintf(stderr, "live: %s\n", err.message);
+            return 1;
+        }
+    double t0 = cw_bench_now();
+    cw_pool_run(v.n, 16, seed_one, &c);
+    printf("seeded %zu objects in %.1f s (%d failed)\n", v.n, cw_bench_now() - t0,
+           atomic_load(&c.failed));
+    cw_kube_client_free(c.kube);
+    cw_kube_config_free(&cfg);
+    for (size_t i = 0; i < v.n; i++)
+        json_object_put(v.o[i]);
+    free(v.o);
+    char *argv_live[] = {CW_BENCH_CRONWARDEN,
+                         "cron",
+                         "status",
+                         "--kubeconfig",
+                         (char *)kubeconfig,
+                         "--now",
+                         NOW_STR,
+                         "-o",
+                         "json",
+                         NULL};
+    char *argv_vols[] = {CW_BENCH_CRONWARDEN,
+                         "cron",
+                         "status",
+                         "--kubeconfig",
+                         (char *)kubeconfig,
+                         "--now",
+                         NOW_STR,
+                         "--volumes",
+                         "-o",
+                         "json",
+                         NULL};
+    measure("cron status (live) -o json", argv_live);
+    measure("cron status (live) --volumes", argv_vols);
+    return atomic_load(&c.failed) ? 1 : 0;
+}
+
 static long long dir_bytes(const gen *g, char *largest, size_t len, long long *max)
 {
     static const char *const kinds[] = {"recurringjobs", "cronjobs",  "jobs",   "volumes",
@@ -430,6 +577,12 @@ static long long dir_bytes(const gen *g, char *largest, size_t len, long long *m
 
 int main(int argc, char **argv)
 {
+    const char *kubeconfig = NULL;
+    if (argc > 2 && !strcmp(argv[1], "--live")) {
+        kubeconfig = argv[2];
+        argv += 2;
+        argc -= 2;
+    }
     gen g = {.volumes = argc > 1 ? atoi(argv[1]) : 10000,
              .jobs = argc > 2 ? atoi(argv[2]) : 500,
              .schedules = argc > 3 ? atoi(argv[3]) : 200,
@@ -463,6 +616,8 @@ int main(int argc, char **argv)
         CW_BENCH_CRONWARDEN, "cron", "status", "-f", dir, "--now", NOW_STR, "-o", "json", NULL};
     char *vols[] = {CW_BENCH_CRONWARDEN, "cron", "status", "-f", dir, "--now", NOW_STR,
                     "--volumes",         "-o",   "json",   NULL};
+    if (kubeconfig)
+        return live(&g, kubeconfig);
     measure("cron status -f (text)", text);
     measure("cron status -f -o json", json);
     measure("cron status -f --volumes -o json", vols);
