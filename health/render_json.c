@@ -133,9 +133,11 @@ static int volume_out(const cw_health_volume_result *v, int first, FILE *f)
     json_object *o = volume(v);
     const char *text = json_object_to_json_string_ext(o, FLAGS);
     int rc = text && fputs(first ? "\n    " : ",\n    ", f) >= 0 ? CW_OK : CW_EIO;
-    for (const char *p = text; rc == CW_OK && p && *p; p++)
-        if (fputc(*p, f) == EOF || (*p == '\n' && fputs("    ", f) == EOF))
+    for (const char *p = text, *nl; rc == CW_OK && p && *p; p = nl ? nl + 1 : p + strlen(p)) {
+        size_t n = (nl = strchr(p, '\n')) ? (size_t)(nl - p) : strlen(p);
+        if (fwrite(p, 1, n, f) != n || (nl && fputs("\n    ", f) == EOF))
             rc = CW_EIO;
+    }
     json_object_put(o);
     return rc;
 }
