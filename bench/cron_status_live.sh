@@ -5,11 +5,14 @@
 # with paged LISTs (wall time, CPU, peak RSS of 5 runs). No controller runs in the cluster (no
 # garbage collector, CronJob or Job controller): the objects stay as created.
 #   bench/cron_status_live.sh [VOLUMES JOBS SCHEDULES BACKUPS [DAYS]]
+# CW_BENCH_KEEP=1 leaves the cluster up (it says how to reach it and take it down); under
+# `flock /tmp/cw-heavy.lock` its processes hold the lock until it is taken down.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CW_BUILD_DIR:-$root/build}
 dir=$(mktemp -d /tmp/cw-bench-status.XXXXXX)
 cleanup() {
+  if [ -n "${CW_BENCH_KEEP:-}" ]; then echo "cluster kept: . $dir/env; tests/e2e/cluster.sh down $dir"; return; fi
   "$root/tests/e2e/cluster.sh" down "$dir" >/dev/null 2>&1
   rm -rf "$dir"
 }
