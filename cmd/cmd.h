@@ -10,6 +10,8 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "lib/error.h"
+#include "lib/log.h"
+#include "lib/opts.h"
 #include "lib/strlist.h"
 #include "cron/tz.h"
 
@@ -45,20 +47,20 @@ void cw_cmd_trim_heap(void);
  * each arena's high-water mark. n arenas bound that (bench/README.md, the controller's figures). */
 void cw_cmd_limit_arenas(int n);
 
-/* Option rows that mean the same in every command that has them (lib/opts.h). */
-#define CW_CMD_OPT_MAX_RETAIN(tgt)                                                                 \
-    {                                                                                              \
-        .name = "max-retain", .type = CW_OPT_INT, .metavar = "N",                                  \
-        .help = "highest retain a RecurringJob may have (Longhorn's recurring-job-max-retention)", \
-        .target = (tgt), .def = "100", .min = 1, .max = 250                                        \
-    }
-#define CW_CMD_OPT_NAME_SCHEME(what, tgt)                                                          \
-    {                                                                                              \
-        .name = "name-scheme", .type = CW_OPT_ENUM,                                                \
-        .help = what "RecurringJob names of migrated legacy jobs: xxh32, or longhorn (Longhorn "   \
-                     "1.2's FNV names)",                                                           \
-        .target = (tgt), .def = "xxh32", .choices = "xxh32|longhorn"                               \
-    }
+/* Option rows every long-running command has (cmd/common.c): --kubeconfig, --context,
+ * --log-level, --log-format, into cw_cmd_common. */
+typedef struct cw_cmd_common_flags {
+    char *kubeconfig, *context, *log_level, *log_format;
+} cw_cmd_common_flags;
+extern cw_cmd_common_flags cw_cmd_common;
+extern const cw_opt cw_cmd_common_opts[];
+extern const size_t cw_cmd_common_nopts;
+/* Logs "configuration" once: the extra fields, then every flag of spec by its name with '_'
+ * (durations in seconds, "_s"). */
+void cw_cmd_log_config(const cw_cmd_spec *spec, const cw_log_field *extra, size_t nextra);
+/* The command's table: its own rows then the common ones, into out (room for cap). */
+int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t *n,
+                cw_error *err) CW_MUST_CHECK;
 
 /* Rows of the cron subcommands, which take flags only (no CRONWARDEN_* environment, no config
  * file): the manifests to read or the cluster, and the output format. */
@@ -101,16 +103,6 @@ void cw_cmd_limit_arenas(int n);
         .help = "text or json", .target = (tgt), .def = "text", .choices = "text|json",            \
         .no_env = 1                                                                                \
     }
-
-/* The default policy with the system's zone database (policy->tzdb points at *tzdb); the
- * caller sets its flags. On failure nothing is left to free. */
-int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err) CW_MUST_CHECK;
-void cw_cmd_policy_free(cw_policy_config *policy, cw_tzdb *tzdb);
-
-/* The checks every command runs on the same kind of flag, with one wording (exit 2 on failure):
- * a namespace name (empty allowed when empty_ok), and a recurring-job group name (empty: none). */
-int cw_cmd_check_namespace(const char *flag, const char *ns, int empty_ok, cw_error *err);
-int cw_cmd_check_group(const char *flag, const char *group, cw_error *err);
 
 /* Objects for the read-only reports (cron audit, cron status), one at a time: obj is borrowed,
  * source says where it came from ("file: document 2, items[3]", "live"). */

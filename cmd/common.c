@@ -7,9 +7,8 @@
 #endif
 
 #include "cmd/cmd.h"
-#include "defaults/recurringjob.h"
-#include "lib/k8sname.h"
 #include "lib/error.h"
+#include "lib/log.h"
 
 int cw_cmd_usage_error(const char *cmd, const char *msg)
 {
@@ -42,35 +41,68 @@ void cw_cmd_trim_heap(void)
 #endif
 }
 
-int cw_cmd_policy_init(cw_policy_config *policy, cw_tzdb *tzdb, cw_error *err)
+cw_cmd_common_flags cw_cmd_common;
+
+const cw_opt cw_cmd_common_opts[] = {
+    {.name = "kubeconfig",
+     .type = CW_OPT_STRING,
+     .metavar = "PATH",
+     .help = "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)",
+     .target = &cw_cmd_common.kubeconfig},
+    {.name = "context",
+     .type = CW_OPT_STRING,
+     .metavar = "NAME",
+     .help = "kubeconfig context",
+     .target = &cw_cmd_common.context},
+    {.name = "log-level",
+     .type = CW_OPT_ENUM,
+     .metavar = "LEVEL",
+     .help = "debug, info, warn or error",
+     .target = &cw_cmd_common.log_level,
+     .def = "info",
+     .choices = "debug|info|warn|error"},
+    {.name = "log-format",
+     .type = CW_OPT_ENUM,
+     .metavar = "FORMAT",
+     .help = "text (logfmt) or json",
+     .target = &cw_cmd_common.log_format,
+     .def = "text",
+     .choices = "text|json"},
+};
+const size_t cw_cmd_common_nopts = sizeof(cw_cmd_common_opts) / sizeof(cw_cmd_common_opts[0]);
+
+int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t *n, cw_error *err)
 {
-    int rc = cw_tzdb_init(tzdb, NULL, err);
-    if (rc != CW_OK)
-        return rc;
-    if ((rc = cw_policy_config_init(policy)) != CW_OK) {
-        cw_tzdb_free(tzdb);
-        return cw_error_oom(err);
+    *n = 0;
+    int rc = cw_opts_append(out, cap, n, own, nown, err);
+    return rc != CW_OK ? rc
+                       : cw_opts_append(out, cap, n, cw_cmd_common_opts, cw_cmd_common_nopts, err);
+}
+
+void cw_cmd_log_config(const cw_cmd_spec *spec, const cw_log_field *extra, size_t nextra)
+{
+    cw_log_field f[128];
+    char keys[128][64];
+    size_t n = 0;
+    for (size_t i = 0; i < nextra && n < 128; i++)
+        f[n++] = extra[i];
+    for (size_t i = 0; i < spec->nopts && n < 128; i++) {
+        const cw_opt *r = &spec->opts[i];
+        size_t k = 0;
+        for (const char *p = r->name; *p && k < 60; p++)
+            keys[n][k++] = *p == '-' ? '_' : *p;
+        snprintf(keys[n] + k, sizeof(keys[n]) - k, "%s", r->type == CW_OPT_DURATION ? "_s" : "");
+        if (r->type == CW_OPT_INT)
+            f[n] = CW_LI(keys[n], *(long long *)r->target);
+        else if (r->type == CW_OPT_BOOL)
+            f[n] = CW_LB(keys[n], *(int *)r->target);
+        else if (r->type == CW_OPT_DURATION || r->type == CW_OPT_DOUBLE)
+            f[n] = CW_LD(keys[n], *(double *)r->target);
+        else if (r->type == CW_OPT_STRING || r->type == CW_OPT_ENUM)
+            f[n] = CW_LS(keys[n], *(char **)r->target ? *(char **)r->target : "");
+        else
+            continue;
+        n++;
     }
-    policy->tzdb = tzdb;
-    return CW_OK;
-}
-
-void cw_cmd_policy_free(cw_policy_config *policy, cw_tzdb *tzdb)
-{
-    cw_policy_config_free(policy);
-    cw_tzdb_free(tzdb);
-}
-
-int cw_cmd_check_namespace(const char *flag, const char *ns, int empty_ok, cw_error *err)
-{
-    const char *why = ns && *ns  ? cw_k8sname_check_label(ns)
-                      : empty_ok ? NULL
-                                 : "must not be empty";
-    return why ? cw_error_set(err, CW_EUSAGE, "%s \"%s\": %s", flag, ns ? ns : "", why) : CW_OK;
-}
-
-int cw_cmd_check_group(const char *flag, const char *group, cw_error *err)
-{
-    const char *why = group && *group ? cw_recurringjob_group_problem(group) : NULL;
-    return why ? cw_error_set(err, CW_EUSAGE, "%s \"%s\" %s", flag, group, why) : CW_OK;
+    cw_log_emit(CW_LOG_INFO, "configuration", f, n);
 }

@@ -12,6 +12,8 @@
 
 #include "audit/audit.h"
 #include "cmd/cmd.h"
+#include "defaults/recurringjob.h"
+#include "lib/k8sname.h"
 #include "lib/opts.h"
 
 static struct {
@@ -240,11 +242,11 @@ int cw_cmd_cron_audit(int argc, char **argv)
     }
     struct stat st;
     if (rc == CW_OK)
-        rc = cw_cmd_check_namespace("--namespace", o.namespace, 0, &err);
+        rc = cw_k8sname_check_flag("--namespace", o.namespace, 0, &err);
     if (rc == CW_OK)
-        rc = cw_cmd_check_namespace("--velero-namespace", o.velero_namespace, 0, &err);
+        rc = cw_k8sname_check_flag("--velero-namespace", o.velero_namespace, 0, &err);
     if (rc == CW_OK)
-        rc = cw_cmd_check_group("--default-group", o.default_group, &err);
+        rc = cw_recurringjob_check_group_flag("--default-group", o.default_group, &err);
     if (rc == CW_OK && o.patch && *o.patch && !o.suggest)
         rc = cw_error_set(&err, CW_EUSAGE, "--patch goes with --suggest");
     if (rc == CW_OK && o.patch && *o.patch && lstat(o.patch, &st) == 0)

@@ -7,8 +7,10 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "defaults/recurringjob.h"
 #include "defaults/schedule.h"
 #include "health/health.h"
+#include "lib/k8sname.h"
 #include "lib/opts.h"
 
 static struct {
@@ -153,11 +155,11 @@ int cw_cmd_cron_status(int argc, char **argv)
         goto done;
     }
     if (rc == CW_OK)
-        rc = cw_cmd_check_namespace("--namespace", o.namespace, 0, &err);
+        rc = cw_k8sname_check_flag("--namespace", o.namespace, 0, &err);
     if (rc == CW_OK)
-        rc = cw_cmd_check_namespace("--velero-namespace", o.velero_namespace, 0, &err);
+        rc = cw_k8sname_check_flag("--velero-namespace", o.velero_namespace, 0, &err);
     if (rc == CW_OK)
-        rc = cw_cmd_check_group("--default-group", o.default_group, &err);
+        rc = cw_recurringjob_check_group_flag("--default-group", o.default_group, &err);
     if (rc == CW_OK && (rc = cw_tzdb_init(&tzdb, NULL, &err)) == CW_OK)
         tz_ok = 1;
     if (rc == CW_OK)

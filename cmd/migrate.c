@@ -7,6 +7,9 @@
 
 #include "cmd/cmd.h"
 #include "cmd/migrate.h"
+#include "defaults/opts.h"
+#include "defaults/recurringjob.h"
+#include "lib/k8sname.h"
 #include "lib/log.h"
 #include "lib/opts.h"
 #include "migrate/plan.h"
@@ -76,7 +79,7 @@ int cw_cmd_migrate(int argc, char **argv)
          .type = CW_OPT_BOOL,
          .help = "exit 3 when changes are pending and nothing failed (audits)",
          .target = &o.detailed_exitcode},
-        CW_CMD_OPT_NAME_SCHEME("", &o.name_scheme),
+        CW_POLICY_OPT_NAME_SCHEME("", &o.name_scheme),
         {.name = "namespace",
          .short_name = 'n',
          .type = CW_OPT_STRING,
@@ -94,7 +97,7 @@ int cw_cmd_migrate(int argc, char **argv)
          .type = CW_OPT_BOOL,
          .help = "never add the default group label",
          .target = &o.no_default_group},
-        CW_CMD_OPT_MAX_RETAIN(&o.max_retain),
+        CW_POLICY_OPT_MAX_RETAIN(&o.max_retain),
         {.name = "kubeconfig",
          .type = CW_OPT_STRING,
          .metavar = "FILE",
@@ -245,13 +248,13 @@ int cw_cmd_migrate(int argc, char **argv)
     for (size_t i = 0; i < spec.nopts; i++)
         if (strcmp(opts[i].name, "qps") == 0)
             o.qps_explicit = origin[i] != CW_OPT_FROM_DEFAULT;
-    if (cw_cmd_check_namespace("--namespace", o.namespace, 0, &err) != CW_OK ||
-        cw_cmd_check_group("--default-group", o.no_default_group ? NULL : o.default_group, &err) !=
-            CW_OK) {
+    if (cw_k8sname_check_flag("--namespace", o.namespace, 0, &err) != CW_OK ||
+        cw_recurringjob_check_group_flag(
+            "--default-group", o.no_default_group ? NULL : o.default_group, &err) != CW_OK) {
         code = cw_cmd_usage_error("migrate", err.message);
         goto done;
     }
-    if (cw_cmd_policy_init(&policy, &tzdb, &err) != CW_OK) {
+    if (cw_policy_config_init_tzdb(&policy, &tzdb, &err) != CW_OK) {
         fprintf(stderr, "cronwarden migrate: %s\n", err.message);
         goto done;
     }
@@ -285,7 +288,7 @@ done:
     if (plan_ready)
         cw_plan_free(&plan);
     if (policy_ready)
-        cw_cmd_policy_free(&policy, &tzdb);
+        cw_policy_config_free_tzdb(&policy, &tzdb);
     cw_opts_free(&spec);
     return code;
 }

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "defaults/opts.h"
 #include "defaults/policy.h"
+#include "defaults/recurringjob.h"
 #include "lib/log.h"
 #include "lib/opts.h"
 #include "cron/tz.h"
@@ -19,13 +21,13 @@
 
 /* Process configuration: the options table writes here. */
 static struct {
-    char *listen, *cert_file, *key_file, *default_group, *log_level, *log_format, *tls_min_version;
+    char *listen, *cert_file, *key_file, *default_group, *tls_min_version;
     long long threads, max_body, max_retain, max_connections;
     double grace, idle_timeout, reload_interval, cert_check_interval, read_header_timeout,
         request_timeout;
     cw_strlist tls_cipher_suites;
     int skip_immediately, self_signed;
-    char *cert_secret, *service, *kubeconfig, *context;
+    char *cert_secret, *service;
     cw_strlist webhook_configs, dns_names, ip_addresses;
 } o;
 
@@ -113,32 +115,9 @@ static const cw_opt opts[] = {
      .help = "on SIGTERM/SIGINT, time to finish in-flight requests",
      .target = &o.grace,
      .def = "15s"},
-    CW_CMD_OPT_MAX_RETAIN(&o.max_retain),
-    {.name = "default-group",
-     .type = CW_OPT_STRING,
-     .metavar = "GROUP",
-     .help = "recurring-job group label added to Volumes without job labels (\"\" disables)",
-     .target = &o.default_group,
-     .def = "default"},
-    {.name = "schedule-skip-immediately",
-     .type = CW_OPT_BOOL,
-     .help = "Velero's --schedule-skip-immediately: the value made explicit on Schedules",
-     .target = &o.skip_immediately,
-     .def = "false"},
-    {.name = "log-level",
-     .type = CW_OPT_ENUM,
-     .metavar = "LEVEL",
-     .help = "debug, info, warn or error",
-     .target = &o.log_level,
-     .def = "info",
-     .choices = "debug|info|warn|error"},
-    {.name = "log-format",
-     .type = CW_OPT_ENUM,
-     .metavar = "FORMAT",
-     .help = "text (logfmt) or json",
-     .target = &o.log_format,
-     .def = "text",
-     .choices = "text|json"},
+    CW_POLICY_OPT_MAX_RETAIN(&o.max_retain),
+    CW_POLICY_OPT_DEFAULT_GROUP("", &o.default_group),
+    CW_POLICY_OPT_SKIP_IMMEDIATELY("the value made explicit on Schedules", &o.skip_immediately),
     {.name = "self-signed",
      .type = CW_OPT_BOOL,
      .help = "make and rotate a CA and serving certificate kept in --cert-secret",
@@ -176,19 +155,11 @@ static const cw_opt opts[] = {
          "--self-signed: how often the Secret is re-read and the certificate checked for renewal",
      .target = &o.cert_check_interval,
      .def = "1h"},
-    {.name = "kubeconfig",
-     .type = CW_OPT_STRING,
-     .metavar = "PATH",
-     .help = "kubeconfig for --self-signed (default: in-cluster)",
-     .target = &o.kubeconfig},
-    {.name = "context",
-     .type = CW_OPT_STRING,
-     .metavar = "NAME",
-     .help = "kubeconfig context",
-     .target = &o.context},
 };
 
-static const cw_cmd_spec spec = {
+static cw_opt all[sizeof(opts) / sizeof(opts[0]) + 8];
+
+static cw_cmd_spec spec = {
     .name = "webhook",
     .synopsis = "cronwarden webhook [flags]",
     .summary =
@@ -197,8 +168,7 @@ static const cw_cmd_spec spec = {
         "/metrics. Every flag can also be set as CRONWARDEN_<FLAG> in the environment or as a key "
         "of "
         "--config FILE (YAML); flags win.",
-    .opts = opts,
-    .nopts = sizeof(opts) / sizeof(opts[0]),
+    .opts = all,
     .footer = "Certificates: either --tls-cert-file and --tls-private-key-file (reloaded when they "
               "change), "
               "or --self-signed --cert-secret NS/NAME --service NS/NAME --webhook-config NAME...\n"
@@ -217,8 +187,9 @@ static void log_configuration(void)
            CW_LI("max_connections", o.max_connections), CW_LD("idle_timeout_s", o.idle_timeout),
            CW_LD("shutdown_grace_s", o.grace), CW_LI("max_retain", o.max_retain),
            CW_LS("default_group", o.default_group ? o.default_group : ""),
-           CW_LB("schedule_skip_immediately", o.skip_immediately), CW_LS("log_level", o.log_level),
-           CW_LS("log_format", o.log_format), CW_LB("self_signed", o.self_signed),
+           CW_LB("schedule_skip_immediately", o.skip_immediately),
+           CW_LS("log_level", cw_cmd_common.log_level),
+           CW_LS("log_format", cw_cmd_common.log_format), CW_LB("self_signed", o.self_signed),
            CW_LS("cert_secret", o.cert_secret ? o.cert_secret : ""),
            CW_LS("service", o.service ? o.service : ""),
            CW_LS("webhook_configs", configs ? configs : ""));
@@ -227,7 +198,7 @@ static void log_configuration(void)
 
 static int check_flags(cw_error *err)
 {
-    int rc = cw_cmd_check_group("--default-group", o.default_group, err);
+    int rc = cw_recurringjob_check_group_flag("--default-group", o.default_group, err);
     if (rc != CW_OK)
         return rc;
     if (o.self_signed) {
@@ -302,7 +273,10 @@ int cw_cmd_webhook(int argc, char **argv)
     cw_metrics_init(&metrics);
     cw_certs_selfsigned_init(&ss);
 
-    rc = cw_opts_parse(&spec, argc, argv, NULL, stdout, &err);
+    rc = cw_cmd_opts(opts, sizeof(opts) / sizeof(opts[0]), all, sizeof(all) / sizeof(all[0]),
+                     &spec.nopts, &err);
+    if (rc == CW_OK)
+        rc = cw_opts_parse(&spec, argc, argv, NULL, stdout, &err);
     if (rc == 1) {
         code = CW_EXIT_OK;
         goto done;
@@ -324,11 +298,11 @@ int cw_cmd_webhook(int argc, char **argv)
         code = cw_cmd_usage_error("webhook", err.message);
         goto done;
     }
-    cw_log_parse_level(o.log_level, &level);
-    cw_log_parse_format(o.log_format, &format);
+    cw_log_parse_level(cw_cmd_common.log_level, &level);
+    cw_log_parse_format(cw_cmd_common.log_format, &format);
     cw_log_configure(level, format, stderr);
 
-    if ((rc = cw_cmd_policy_init(&policy, &tzdb, &err)) != CW_OK)
+    if ((rc = cw_policy_config_init_tzdb(&policy, &tzdb, &err)) != CW_OK)
         goto fail;
     policy_ok = 1;
     policy.max_retain = (int)o.max_retain;
@@ -346,8 +320,8 @@ int cw_cmd_webhook(int argc, char **argv)
 
     if (o.self_signed) {
         cw_certs_selfsigned_opts so = {
-            .kubeconfig = o.kubeconfig,
-            .context = o.context,
+            .kubeconfig = cw_cmd_common.kubeconfig,
+            .context = cw_cmd_common.context,
             .secret = o.cert_secret,
             .service = o.service,
             .webhook_configs = &o.webhook_configs,
@@ -408,7 +382,7 @@ done:
     cw_certs_store_free(&certs);
     cw_metrics_free(&metrics);
     if (policy_ok)
-        cw_cmd_policy_free(&policy, &tzdb);
+        cw_policy_config_free_tzdb(&policy, &tzdb);
     cw_opts_free(&spec); /* strings and lists */
     cw_strlist_free(&suites);
     free(priorities);

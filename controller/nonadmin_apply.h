@@ -1,71 +1,100 @@
-/* The I/O shell the NonAdminBackup and NonAdminRestore reconcilers share: two informers (the
- * NonAdmin objects in every namespace; the Velero objects of their kind in the OADP namespace,
- * without their spec) and one reconcile: read the caches (and the API where a cache may lag: the
- * Velero object named by a recorded nacuuid), gather what the kind needs, decide, write in the
- * order the decision needs, every write conditional. Each reconciler (nonadminbackup_apply.c,
- * nonadminrestore_apply.c) is a cw_nacshell_kind and its cw_reconciler_ops. docs/controller.md. */
+/* What the NonAdminBackup and NonAdminRestore reconcilers share: two informers (the NonAdmin
+ * objects in every namespace; the Velero objects of their kind in the OADP namespace, without
+ * their spec) and one reconcile: read the caches (and the API where a cache may lag: the Velero
+ * object named by a recorded nacuuid), gather what the kind needs, decide, write in the order the
+ * decision needs, every write conditional. Each reconciler (nonadminbackup_apply.c,
+ * nonadminrestore_apply.c) is a cw_nacshell_kind and the descriptor CW_NACSHELL_OPS makes of it.
+ * docs/controller.md. */
 #ifndef CW_NACSHELL_H
 #define CW_NACSHELL_H
 
-#include "controller/core/informer.h"
 #include "controller/core/reconciler.h"
+#include "controller/core/shell.h"
+#include "controller/flags.h"
 #include "controller/nonadmin.h"
-#include "kube/client.h"
-#include "lib/metrics.h"
 
-typedef struct cw_nacshell cw_nacshell;
+typedef struct cw_nacshell_kind cw_nacshell_kind;
 
-typedef struct cw_nacshell_kind {
+/* A NonAdmin reconciler's config: its kind, --oadp-namespace, its --enforce-*-spec. */
+typedef struct cw_nonadmin_config {
+    cw_reconciler_config head; /* home: the OADP namespace */
+    const cw_nacshell_kind *kind;
+    json_object *enforced; /* the administrator's enforced spec (owned), or NULL */
+} cw_nonadmin_config;
+
+struct cw_nacshell_kind {
     const cw_nac_kind *k;
-    const char *plural;        /* "nonadminbackups" */
-    const char *velero_plural; /* "backups" */
-    const char *name;          /* "nonadminbackup": logs, metrics, failpoints (<name>-create) */
-    const char *velero_informer;
-    const char *writes_metric; /* cronwarden_controller_<name>_writes_total */
+    const char *name; /* "nonadminbackup": logs, failpoints (<name>-create) */
+    const char *flag; /* "--enforce-backup-spec" */
+    char **spec_file; /* its value */
     /* The administrator's enforced spec is acceptable (CW_EINVAL naming the field). */
     int (*check_enforced)(json_object *enforced, cw_error *err);
     /* Fills what the kind reads besides the caches (in->dbrs, in->nab; the caller frees them). */
-    int (*gather)(cw_nacshell *s, json_object *obj, cw_nac_input *in, cw_error *err);
-    int (*decide)(cw_nacshell *s, const cw_nac_input *in, cw_nac_actions *out, cw_error *err);
-} cw_nacshell_kind;
-
-struct cw_nacshell {
-    const cw_nacshell_kind *kind;
-    cw_kube_client *kube;
-    cw_queue *queue;
-    const char *oadp;      /* the OADP namespace */
-    json_object *enforced; /* borrowed; NULL: none */
-    cw_informer objs, velero;
-    int objs_ok, velero_ok;
-    cw_metric *m_writes; /* {verb,result} */
+    int (*gather)(cw_shell *s, json_object *obj, cw_nac_input *in, cw_error *err);
+    int (*decide)(const cw_nonadmin_config *cfg, const cw_nac_input *in, cw_nac_actions *out,
+                  cw_error *err);
 };
 
-/* The manager's hooks (controller/core/reconciler.h), for a kind. */
-int cw_nacshell_create(const cw_nacshell_kind *kind, json_object *enforced,
-                       const cw_reconciler_env *env, void **self, cw_error *err);
-int cw_nacshell_start(void *self, cw_error *err);
-int cw_nacshell_synced(void *self, char *why, size_t whylen);
-int cw_nacshell_enqueue_all(void *self);
-int cw_nacshell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err);
-void cw_nacshell_stop(void *self);
-void cw_nacshell_destroy(void *self);
+/* Informers, in this order. */
+enum { CW_NACSHELL_OBJS, CW_NACSHELL_VELERO };
 
-/* The cw_reconciler_ops of a NonAdmin kind: its name, summary and create (which calls
- * cw_nacshell_create with the kind and its enforced spec); off by default (they replace OADP's own
- * non-admin controller). */
-#define CW_NACSHELL_OPS(name_, summary_, create_)                                                  \
+/* The descriptor's parts (controller/core/reconciler.h) every NonAdmin kind shares. */
+int cw_nacshell_config(const cw_nacshell_kind *kind, void *cfg, cw_error *err);
+void cw_nacshell_config_fini(void *cfg);
+int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err);
+int cw_nacshell_obj_index(void *ud, json_object *obj, char *out, size_t outlen);
+int cw_nacshell_velero_index(void *ud, json_object *obj, char *out, size_t outlen);
+json_object *cw_nacshell_velero_slim(void *ud, json_object *obj);
+void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_object *old,
+                           json_object *obj);
+
+/* Defines the descriptor `var_` of the NonAdmin kind for Velero's kind_ ("backup", and in
+ * capitals "Backup"): reconciler "nonadmin<kind>" of NonAdmin<Kind>s, its Velero <kind>s, its flag
+ * --enforce-<kind>-spec, its functions. Off by default: it replaces OADP's own non-admin
+ * controller. */
+#define CW_NACSHELL_RECONCILER(var_, kind_, Kind_, k_, check_, gather_, decide_)                   \
+    static char *var_##_file;                                                                      \
+    static const cw_opt var_##_opts[] = {                                                          \
+        CW_CTRL_OPT_OADP_NAMESPACE,                                                                \
+        CW_OPT_STR("enforce-" kind_ "-spec", "FILE", &var_##_file, "",                             \
+                   "nonadmin" kind_ ": a Velero " Kind_                                            \
+                   "Spec (YAML) whose fields non-admin " kind_                                     \
+                   "s may leave unset (they are filled in) or set to the same value"),             \
+    };                                                                                             \
+    static const cw_nacshell_kind var_##_kind = {.k = (k_),                                        \
+                                                 .name = "nonadmin" kind_,                         \
+                                                 .flag = "--enforce-" kind_ "-spec",               \
+                                                 .spec_file = &var_##_file,                        \
+                                                 .check_enforced = (check_),                       \
+                                                 .gather = (gather_),                              \
+                                                 .decide = (decide_)};                             \
+    static int var_##_config(void *cfg, cw_error *err)                                             \
     {                                                                                              \
-        .name = (name_), .summary = (summary_), .default_enabled = 0, .create = (create_),         \
-        .start = cw_nacshell_start, .synced = cw_nacshell_synced,                                  \
-        .enqueue_all = cw_nacshell_enqueue_all, .reconcile = cw_nacshell_reconcile,                \
-        .stop = cw_nacshell_stop, .destroy = cw_nacshell_destroy,                                  \
-    }
+        return cw_nacshell_config(&var_##_kind, cfg, err);                                         \
+    }                                                                                              \
+    static const cw_informer_def var_##_informers[] = {                                            \
+        [CW_NACSHELL_OBJS] = {CW_INFORMER_RESOURCE("nonadmin" kind_ "s", "oadp.openshift.io",      \
+                                                   "v1alpha1", "nonadmin" kind_ "s"),              \
+                              .scope = CW_SHELL_ALL, .index = cw_nacshell_obj_index},              \
+        [CW_NACSHELL_VELERO] = {CW_INFORMER_RESOURCE("nonadmin-velero-" kind_ "s", "velero.io",    \
+                                                     "v1", kind_ "s"),                             \
+                                .transform = cw_nacshell_velero_slim,                              \
+                                .index = cw_nacshell_velero_index,                                 \
+                                .handler = cw_nacshell_on_velero},                                 \
+    };                                                                                             \
+    const cw_reconciler_ops var_ = {                                                               \
+        CW_RECONCILER_NAMED("nonadmin" kind_, "nonadmin" kind_,                                    \
+                            "update_status, patch_finalizers, create_velero, delete_velero, "      \
+                            "delete_self, delete_nonadminrestore, create_deletebackuprequest, "    \
+                            "delete_deletebackuprequest"),                                         \
+        .summary = "runs OADP NonAdmin" Kind_ "s (replaces OADP's non-admin controller: "          \
+                   "DataProtectionApplication spec.nonAdmin.enable false)",                        \
+        CW_RECONCILER_TABLES(var_##_opts, var_##_informers),                                       \
+        CW_RECONCILER_CONFIG(cw_nonadmin_config, var_##_config, cw_nacshell_config_fini),          \
+        .reconcile = cw_nacshell_reconcile}
 
-/* Helpers for the kinds' gather: the objects of r with a label selector (NULL: all) as a JSON
- * array (caller's); one object, NULL when it is not there. */
-int cw_nacshell_list(cw_nacshell *s, const cw_kube_resource *r, const char *selector,
-                     json_object **out, cw_error *err);
-int cw_nacshell_get(cw_nacshell *s, const cw_kube_resource *r, const char *name, json_object **out,
+/* For the kinds' gather: one object, NULL when it is not there. */
+int cw_nacshell_get(cw_shell *s, const cw_kube_resource *r, const char *name, json_object **out,
                     cw_error *err);
 cw_kube_resource cw_nacshell_velero(const char *plural, const char *ns);
 cw_kube_resource cw_nacshell_oadp(const char *plural, const char *ns);

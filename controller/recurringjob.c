@@ -178,22 +178,12 @@ static json_object *job_labels(const char *name)
 
 static json_object *owner(json_object *rj, const char *api_version)
 {
-    json_object *arr = json_object_new_array(), *o = json_object_new_object();
     const char *av = cw_json_path_string(rj, "apiVersion");
-    if (!arr || !o ||
-        add(o, "apiVersion",
-            json_object_new_string(av            ? av
-                                   : api_version ? api_version
-                                                 : "")) ||
-        add(o, "kind", json_object_new_string("RecurringJob")) ||
-        add(o, "name", json_object_new_string(cw_json_path_string(rj, "metadata.name"))) ||
-        add(o, "uid", json_object_new_string(cw_json_path_string(rj, "metadata.uid"))) ||
-        json_object_array_add(arr, o)) {
-        json_object_put(arr);
-        json_object_put(o);
-        return NULL;
-    }
-    return arr;
+    return cw_json_owner_refs(av            ? av
+                              : api_version ? api_version
+                                            : "",
+                              "RecurringJob", cw_json_path_string(rj, "metadata.name"),
+                              cw_json_path_string(rj, "metadata.uid"), 0);
 }
 
 int cw_rjctl_cronjob(const cw_rjctl_config *cfg, json_object *rj, json_object **out, cw_error *err)

@@ -204,19 +204,11 @@ static int make_backup(json_object *schedule, const char *ns, const char *name,
     const char *uid = cw_json_path_string(schedule, "metadata.uid");
     if (json_object_is_type(use_owner, json_type_boolean) && json_object_get_boolean(use_owner) &&
         uid) {
-        json_object *refs = json_object_new_array(), *ref = json_object_new_object();
-        if (!refs || !ref) {
+        json_object *refs = cw_json_owner_refs("velero.io/v1", "Schedule", name, uid, 1);
+        if (!refs || json_object_object_add(meta, "ownerReferences", refs)) {
             json_object_put(refs);
-            json_object_put(ref);
             goto done;
         }
-        json_object_object_add(ref, "apiVersion", json_object_new_string("velero.io/v1"));
-        json_object_object_add(ref, "kind", json_object_new_string("Schedule"));
-        json_object_object_add(ref, "name", json_object_new_string(name));
-        json_object_object_add(ref, "uid", json_object_new_string(uid));
-        json_object_object_add(ref, "controller", json_object_new_boolean(1));
-        json_object_array_add(refs, ref);
-        json_object_object_add(meta, "ownerReferences", refs);
     }
     json_object_object_add(b, "apiVersion", json_object_new_string("velero.io/v1"));
     json_object_object_add(b, "kind", json_object_new_string("Backup"));

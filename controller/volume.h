@@ -1,8 +1,9 @@
 /* The Volume reconciler's decision: a pure function of one Longhorn Volume, the RecurringJobs of
  * the Longhorn namespace and the configuration. The rules are the webhook's and the migrator's,
  * not copies of them: the default group label is defaults/volume's cw_volume_default, and legacy
- * spec.recurringJobs go through migrate/plan exactly as `cronwarden migrate` plans one volume
- * (names by --name-scheme, existing RecurringJobs reused, conflicts and invalid jobs refused).
+ * spec.recurringJobs go through migrate/plan's cw_plan_volume, exactly as `cronwarden migrate`
+ * plans one volume (names by --name-scheme, existing RecurringJobs reused, conflicts and invalid
+ * jobs refused).
  *
  *   legacy spec.recurringJobs, all valid -> create the RecurringJobs that are not there yet, then
  *                                           one merge patch: job labels, spec.recurringJobs gone
@@ -46,8 +47,8 @@ void cw_volctl_actions_init(cw_volctl_actions *a);
 void cw_volctl_actions_free(cw_volctl_actions *a);
 const char *cw_volctl_outcome_name(cw_volctl_outcome o);
 
-/* volume: apiVersion, kind, metadata (name, namespace, resourceVersion, labels) and
- * spec.recurringJobs when it has them; rjs: a JSON array of the RecurringJobs there are (NULL:
+/* volume: metadata (name, namespace, resourceVersion, labels) and spec.recurringJobs when it has
+ * them; rjs: a JSON array of the RecurringJobs there are (NULL:
  * none). CW_EINVAL when the volume is malformed (err names the field), CW_ENOMEM. */
 int cw_volctl_decide(json_object *volume, json_object *rjs, const cw_volctl_config *cfg,
                      cw_volctl_actions *out, cw_error *err) CW_MUST_CHECK;

@@ -8,24 +8,19 @@
 #ifndef CW_VOLCTL_APPLY_H
 #define CW_VOLCTL_APPLY_H
 
-#include "controller/core/events.h"
-#include "controller/core/informer.h"
 #include "controller/core/reconciler.h"
+#include "controller/flags.h"
 #include "controller/volume.h"
 
-typedef struct cw_volctl {
-    cw_kube_client *kube; /* borrowed */
-    cw_queue *queue;      /* borrowed */
-    cw_volctl_config cfg;
-    char namespace[256], vol_version[32], rj_version[32], rj_api_version[48], vol_api_version[48];
-    cw_informer volumes, rjs;
-    int ninformers;
-    cw_ctrl_events events;
-    cw_metric *m_writes; /* cronwarden_controller_volume_writes_total{verb,result} */
-} cw_volctl;
+/* Its config (config_init from --longhorn-namespace, --default-group, --name-scheme,
+ * --max-retain). */
+typedef struct cw_volume_config {
+    cw_ctrl_policy_config base; /* home: Longhorn's namespace; the policy */
+    cw_volctl_config decide;    /* .policy points at base.policy; rj_api_version: per reconcile */
+} cw_volume_config;
 
-int cw_volctl_reconcile(void *ud, const char *key, cw_ctrl_result *res,
-                        cw_error *err) CW_MUST_CHECK;
+/* Informers, in this order. */
+enum { CW_VOLUME_VOLUMES, CW_VOLUME_RECURRINGJOBS };
 
 extern const cw_reconciler_ops cw_volume_reconciler;
 

@@ -158,3 +158,22 @@ int cw_policy_item_problem(cw_strlist *problems, const char *where, const char *
     va_end(ap);
     return rc;
 }
+
+int cw_policy_config_init_tzdb(cw_policy_config *cfg, cw_tzdb *tzdb, cw_error *err)
+{
+    int rc = cw_tzdb_init(tzdb, NULL, err);
+    if (rc != CW_OK)
+        return rc;
+    if ((rc = cw_policy_config_init(cfg)) != CW_OK) {
+        cw_tzdb_free(tzdb);
+        return cw_error_oom(err);
+    }
+    cfg->tzdb = tzdb;
+    return CW_OK;
+}
+
+void cw_policy_config_free_tzdb(cw_policy_config *cfg, cw_tzdb *tzdb)
+{
+    cw_policy_config_free(cfg);
+    cw_tzdb_free(tzdb);
+}

@@ -36,6 +36,10 @@ typedef struct cw_policy_config {
 /* Sets the defaults above (default_group is copied: CW_ENOMEM possible). */
 int cw_policy_config_init(cw_policy_config *cfg);
 void cw_policy_config_free(cw_policy_config *cfg);
+/* The defaults with the system's zone database (cfg->tzdb points at *tzdb); on failure nothing is
+ * left to free. */
+int cw_policy_config_init_tzdb(cw_policy_config *cfg, cw_tzdb *tzdb, cw_error *err) CW_MUST_CHECK;
+void cw_policy_config_free_tzdb(cw_policy_config *cfg, cw_tzdb *tzdb);
 /* Replaces default_group with a copy of group (NULL or "" disables). */
 int cw_policy_config_set_default_group(cw_policy_config *cfg, const char *group,
                                        cw_error *err) CW_MUST_CHECK;

@@ -519,3 +519,9 @@ done:
     cw_patch_free(&p);
     return rc;
 }
+
+int cw_recurringjob_check_group_flag(const char *flag, const char *group, cw_error *err)
+{
+    const char *why = group && *group ? cw_recurringjob_group_problem(group) : NULL;
+    return why ? cw_error_set(err, CW_EUSAGE, "%s \"%s\" %s", flag, group, why) : CW_OK;
+}

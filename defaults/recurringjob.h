@@ -44,6 +44,9 @@ int64_t cw_recurringjob_default_retain(const char *task, int64_t retain);
 /* Reason a group is unusable (NULL when fine): it must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$ and
  * form a valid label key recurring-job-group.longhorn.io/<group>. Static text. */
 const char *cw_recurringjob_group_problem(const char *group);
+/* A flag naming a group (--default-group), one wording in every command: CW_EUSAGE
+ * "<flag> \"<group>\" <why>"; empty or NULL (none) passes. */
+int cw_recurringjob_check_group_flag(const char *flag, const char *group, cw_error *err);
 
 /* The checks below append "<where>.<field>: <reason>" problems; they return CW_OK or CW_ENOMEM.
  * `where` is the location of the checked object ("spec", "spec.recurringJobs[2]"). */

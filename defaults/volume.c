@@ -11,6 +11,12 @@ const char *const cw_volume_spec_members[] = {"recurringJobs", NULL};
 #define JOB_KEY_PREFIX   "recurring-job.longhorn.io"
 #define GROUP_KEY_PREFIX "recurring-job-group.longhorn.io"
 
+int cw_volume_is_job_label(const char *key)
+{
+    return strncmp(key, JOB_KEY_PREFIX, strlen(JOB_KEY_PREFIX)) == 0 ||
+           strncmp(key, GROUP_KEY_PREFIX, strlen(GROUP_KEY_PREFIX)) == 0;
+}
+
 int cw_volume_has_job_label(json_object *labels)
 {
     if (!json_object_is_type(labels, json_type_object))
@@ -18,8 +24,7 @@ int cw_volume_has_job_label(json_object *labels)
     json_object_object_foreach(labels, key, val)
     {
         (void)val;
-        if (strncmp(key, JOB_KEY_PREFIX, strlen(JOB_KEY_PREFIX)) == 0 ||
-            strncmp(key, GROUP_KEY_PREFIX, strlen(GROUP_KEY_PREFIX)) == 0)
+        if (cw_volume_is_job_label(key))
             return 1;
     }
     return 0;

@@ -9,8 +9,10 @@
 #include "lib/buf.h"
 #include "lib/error.h"
 
-/* Longhorn's test, kept exactly: some label key starts with "recurring-job.longhorn.io" or
- * "recurring-job-group.longhorn.io" (no slash, values not looked at). labels: an object or NULL. */
+/* Longhorn's test of one label key, kept exactly: it starts with "recurring-job.longhorn.io" or
+ * "recurring-job-group.longhorn.io" (no slash). */
+int cw_volume_is_job_label(const char *key);
+/* Some label key is a job label (values not looked at). labels: an object or NULL. */
 int cw_volume_has_job_label(json_object *labels);
 /* 1 when spec.recurringJobs is a non-empty array. */
 int cw_volume_has_legacy_jobs(json_object *volume);

@@ -225,6 +225,11 @@ void cw_kube_list_opts_init(cw_kube_list_opts *o);
 int cw_kube_list(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_list_opts *o,
                  cw_kube_page_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 
+/* Every object of r with the label selector (NULL: all) as one JSON array (caller's): for
+ * collections known to be small. */
+int cw_kube_list_items(cw_kube_client *c, const cw_kube_resource *r, const char *selector,
+                       json_object **out, cw_error *err) CW_MUST_CHECK;
+
 /* ---- watch ---- */
 
 typedef enum {

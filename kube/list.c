@@ -165,3 +165,40 @@ done:
     cw_buf_free(&path);
     return rc;
 }
+
+typedef struct collect {
+    json_object *items;
+} collect;
+
+static int collect_page(void *ud, const cw_kube_page *page, cw_error *err)
+{
+    collect *c = ud;
+    (void)err;
+    if (page->restarted) {
+        json_object_put(c->items);
+        c->items = NULL;
+    }
+    if (!c->items && !(c->items = json_object_new_array()))
+        return cw_error_oom(err);
+    for (size_t i = 0; i < json_object_array_length(page->items); i++)
+        json_object_array_add(c->items, json_object_get(json_object_array_get_idx(page->items, i)));
+    return 0;
+}
+
+int cw_kube_list_items(cw_kube_client *c, const cw_kube_resource *r, const char *selector,
+                       json_object **out, cw_error *err)
+{
+    cw_kube_list_opts lo;
+    collect col = {0};
+    cw_kube_list_opts_init(&lo);
+    lo.label_selector = selector;
+    int rc = cw_kube_list(c, r, &lo, collect_page, &col, err);
+    if (rc == CW_OK && !col.items && !(col.items = json_object_new_array()))
+        rc = cw_error_oom(err);
+    if (rc != CW_OK) {
+        json_object_put(col.items);
+        return rc;
+    }
+    *out = col.items;
+    return CW_OK;
+}

@@ -72,6 +72,8 @@ const char *cw_error_code_name(int code)
         return "usage error";
     case CW_ELIMIT:
         return "limit exceeded";
+    case CW_EDEFER:
+        return "held back";
     default:
         return "error";
     }

@@ -19,6 +19,7 @@ enum {
     CW_ETRANSPORT = -7, /* the request did not complete (connect, TLS, timeout) */
     CW_EUSAGE = -8,     /* command-line misuse */
     CW_ELIMIT = -9,     /* a size, depth or count limit was exceeded */
+    CW_EDEFER = -10,    /* held back on purpose (a reconciler standing down, a write war) */
 };
 
 typedef struct cw_error {

@@ -1,5 +1,6 @@
 /* time.ParseDuration (Go 1.19) for "@every <duration>": same grammar, overflow rules, float
  * rounding of fractions and error texts. */
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/gostr.h"
@@ -133,4 +134,15 @@ int cw_go_parse_duration(const char *s, size_t n, int64_t *ns, cw_buf *msg)
         return fail(msg, invalid, NULL, 0, orig, olen);
     *ns = (int64_t)d;
     return 0;
+}
+
+void cw_go_format_seconds(double seconds, char *out, size_t outlen)
+{
+    long long s = (long long)(seconds + 0.5), h = s / 3600, m = s / 60 % 60;
+    if (h)
+        snprintf(out, outlen, "%lldh%lldm%llds", h, m, s % 60);
+    else if (m)
+        snprintf(out, outlen, "%lldm%llds", m, s % 60);
+    else
+        snprintf(out, outlen, "%llds", s);
 }

@@ -36,6 +36,8 @@ int cw_go_time_quote(cw_buf *b, const char *s, size_t n);
 
 /* time.ParseDuration: 0 and *ns on success; otherwise -1 with Go's message appended to msg. */
 int cw_go_parse_duration(const char *s, size_t n, int64_t *ns, cw_buf *msg);
+/* Duration.String() of seconds rounded to the second ("1h2m3s", "2m0s", "3s"; not negative). */
+void cw_go_format_seconds(double seconds, char *out, size_t outlen);
 
 extern const uint16_t cw_go_isprint16[];
 extern const uint16_t cw_go_isnotprint16[];

@@ -1,6 +1,7 @@
 #include "lib/json.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,4 +195,87 @@ int cw_json_set_string(json_object *obj, const char *key, const char *v)
         return CW_ENOMEM;
     }
     return CW_OK;
+}
+
+/* dst's object member key, made when absent; NULL: out of memory or not an object. */
+static json_object *child(json_object *dst, const char *key)
+{
+    json_object *c = cw_json_member(dst, key);
+    if (c)
+        return json_object_is_type(c, json_type_object) ? c : NULL;
+    if (!(c = json_object_new_object()) || json_object_object_add(dst, key, c)) {
+        json_object_put(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Copies obj's member at path (cw_json_keep's form) into out. 0: done, or nothing there. */
+static int keep_one(json_object *out, json_object *obj, const char *path)
+{
+    char buf[256], *last = NULL;
+    snprintf(buf, sizeof(buf), "%s", path);
+    char *bar = strchr(buf, '|');
+    if (bar) {
+        *bar = '\0';
+        last = bar + 1;
+    }
+    json_object *v = cw_json_path(obj, buf);
+    if (last)
+        v = cw_json_member(v, last);
+    if (!v)
+        return 0;
+    json_object *dst = out;
+    char *seg = buf, *parent;
+    for (int in_last = 0;;) {
+        char *dot = in_last ? NULL : strchr(seg, '.');
+        if (dot) {
+            *dot = '\0';
+            parent = seg;
+            seg = dot + 1;
+        } else if (!in_last && last) {
+            parent = seg;
+            seg = last;
+            in_last = 1;
+        } else {
+            break;
+        }
+        if (!(dst = child(dst, parent)))
+            return -1;
+    }
+    if (json_object_object_add(dst, seg, json_object_get(v))) {
+        json_object_put(v);
+        return -1;
+    }
+    return 0;
+}
+
+json_object *cw_json_keep(json_object *obj, const char *const *paths)
+{
+    json_object *out = json_object_new_object();
+    for (size_t i = 0; out && paths[i]; i++)
+        if (keep_one(out, obj, paths[i]) != 0) {
+            json_object_put(out);
+            out = NULL;
+        }
+    return out;
+}
+
+json_object *cw_json_owner_refs(const char *api_version, const char *kind, const char *name,
+                                const char *uid, int controller)
+{
+    json_object *refs = json_object_new_array(), *ref = json_object_new_object();
+    if (!refs || !ref || json_object_array_add(refs, ref)) {
+        json_object_put(refs);
+        json_object_put(ref);
+        return NULL;
+    }
+    if (cw_json_set_string(ref, "apiVersion", api_version) ||
+        cw_json_set_string(ref, "kind", kind) || cw_json_set_string(ref, "name", name) ||
+        cw_json_set_string(ref, "uid", uid) ||
+        (controller && json_object_object_add(ref, "controller", json_object_new_boolean(1)))) {
+        json_object_put(refs);
+        return NULL;
+    }
+    return refs;
 }

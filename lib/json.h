@@ -49,5 +49,14 @@ int cw_json_set_string(json_object *obj, const char *key, const char *v);
 int cw_json_copy(json_object *src, json_object **out);
 /* Serialises compactly without escaping '/' (the form Kubernetes accepts byte-for-byte). */
 const char *cw_json_compact(json_object *o);
+/* A Kubernetes metadata.ownerReferences list of one (metav1.OwnerReference's apiVersion, kind,
+ * name, uid; controller: true only when `controller`); NULL when out of memory. */
+json_object *cw_json_owner_refs(const char *api_version, const char *kind, const char *name,
+                                const char *uid, int controller);
+/* A new object holding only obj's members at `paths` (NULL-terminated), each dotted
+ * ("metadata.name"), the last step after a '|' taken whole ("metadata.labels|velero.io/x": a key
+ * with dots); members obj lacks are left out. They are shared with obj (json_object_get): a cache's
+ * slim copy. NULL: out of memory. */
+json_object *cw_json_keep(json_object *obj, const char *const *paths);
 
 #endif

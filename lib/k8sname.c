@@ -83,3 +83,11 @@ const char *cw_k8sname_check_label(const char *s)
                "'-', and must start and end with an alphanumeric character";
     return NULL;
 }
+
+int cw_k8sname_check_flag(const char *flag, const char *ns, int empty_ok, cw_error *err)
+{
+    const char *why = ns && *ns  ? cw_k8sname_check_label(ns)
+                      : empty_ok ? NULL
+                                 : "must not be empty";
+    return why ? cw_error_set(err, CW_EUSAGE, "%s \"%s\": %s", flag, ns ? ns : "", why) : CW_OK;
+}

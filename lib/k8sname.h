@@ -3,6 +3,8 @@
 #ifndef CW_K8SNAME_H
 #define CW_K8SNAME_H
 
+#include "lib/error.h"
+
 #define CW_K8SNAME_QUALIFIED_MAX 63 /* name part of a qualified name */
 #define CW_K8SNAME_SUBDOMAIN_MAX 253
 
@@ -14,5 +16,9 @@ const char *cw_k8sname_check_subdomain(const char *s);
 
 /* A lower-case RFC 1123 label of at most 63 characters: the rule for namespace names. */
 const char *cw_k8sname_check_label(const char *s);
+
+/* A flag naming a namespace, with one wording in every command: CW_EUSAGE "<flag> \"<ns>\": <why>"
+ * (empty allowed when empty_ok). */
+int cw_k8sname_check_flag(const char *flag, const char *ns, int empty_ok, cw_error *err);
 
 #endif

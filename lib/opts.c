@@ -159,6 +159,25 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
     return CW_EINVAL;
 }
 
+int cw_opts_append(cw_opt *out, size_t cap, size_t *len, const cw_opt *rows, size_t n,
+                   cw_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < *len && strcmp(out[k].name, rows[i].name) != 0)
+            k++;
+        if (k < *len && out[k].target != rows[i].target)
+            return cw_error_set(err, CW_EINVAL, "two different options are called --%s",
+                                rows[i].name);
+        if (k < *len)
+            continue;
+        if (*len >= cap)
+            return cw_error_set(err, CW_ELIMIT, "more than %zu options", cap);
+        out[(*len)++] = rows[i];
+    }
+    return CW_OK;
+}
+
 static const cw_opt *find_opt(const cw_cmd_spec *spec, const char *name)
 {
     for (size_t i = 0; i < spec->nopts; i++)

@@ -32,6 +32,27 @@ typedef struct cw_opt {
     int no_env;          /* 1: not read from the environment (e.g. secrets, --config itself) */
 } cw_opt;
 
+/* Rows of the common kinds, one expression each (the other fields zero). */
+#define CW_OPT_STR(name_, metavar_, target_, def_, help_)                                          \
+    {                                                                                              \
+        .name = (name_), .type = CW_OPT_STRING, .metavar = (metavar_), .help = (help_),            \
+        .target = (target_), .def = (def_)                                                         \
+    }
+#define CW_OPT_NUM(name_, target_, def_, min_, max_, help_)                                        \
+    {                                                                                              \
+        .name = (name_), .type = CW_OPT_INT, .metavar = "N", .help = (help_), .target = (target_), \
+        .def = (def_), .min = (min_), .max = (max_)                                                \
+    }
+#define CW_OPT_DUR(name_, target_, def_, help_)                                                    \
+    {                                                                                              \
+        .name = (name_), .type = CW_OPT_DURATION, .metavar = "DURATION", .help = (help_),          \
+        .target = (target_), .def = (def_)                                                         \
+    }
+#define CW_OPT_FLAG(name_, target_, def_, help_)                                                   \
+    {                                                                                              \
+        .name = (name_), .type = CW_OPT_BOOL, .help = (help_), .target = (target_), .def = (def_)  \
+    }
+
 typedef struct cw_cmd_spec {
     const char *name;     /* "webhook" */
     const char *synopsis; /* "cronwarden webhook [flags]" */
@@ -46,6 +67,12 @@ typedef struct cw_cmd_spec {
 
 /* Where a value came from, lowest precedence first. */
 enum { CW_OPT_FROM_DEFAULT, CW_OPT_FROM_CONFIG, CW_OPT_FROM_ENV, CW_OPT_FROM_FLAG };
+
+/* Appends the n rows of `rows` to the table out (room for cap, *len rows there), each flag once:
+ * a row with a name and target already there is skipped (a row two parts of a command share);
+ * the same name for another target is CW_EINVAL, a full table CW_ELIMIT. */
+int cw_opts_append(cw_opt *out, size_t cap, size_t *len, const cw_opt *rows, size_t n,
+                   cw_error *err) CW_MUST_CHECK;
 
 /* Applies defaults, config file, environment and argv (argv[0] is the subcommand name), each
  * overriding the one before; a value that a later source overrides is never looked at, so a bad

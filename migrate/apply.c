@@ -308,10 +308,10 @@ progress:
 
 static int run_volumes(cw_apply *a, cw_plan *p, cw_error *err)
 {
-    size_t n = 0, m = 0;
-    size_t *idx = cw_plan_sorted_items(p, "Volume", &n);
-    if (!idx)
-        return cw_error_oom(err);
+    size_t n = 0, m = 0, *idx = NULL;
+    int rc = cw_plan_sorted_items(p, "Volume", &idx, &n, err);
+    if (rc != CW_OK)
+        return rc;
     for (size_t k = 0; k < n; k++)
         if (cw_plan_item_action(p, idx[k]) == CW_ACT_MIGRATE)
             idx[m++] = idx[k];

@@ -348,12 +348,6 @@ done:
 
 /* ---- items (volumes, storage classes, the ConfigMap) ---- */
 
-static int is_job_label(const char *key)
-{
-    return strncmp(key, "recurring-job.longhorn.io", 25) == 0 ||
-           strncmp(key, "recurring-job-group.longhorn.io", 31) == 0;
-}
-
 /* Volume labels: which job/group labels are already enabled, and whether any exists. */
 static int read_volume_labels(json_object *vol, cw_plan_item *it, cw_error *err)
 {
@@ -367,7 +361,7 @@ static int read_volume_labels(json_object *vol, cw_plan_item *it, cw_error *err)
         if (!json_object_is_type(v, json_type_string))
             return cw_error_set(err, CW_EINVAL, "metadata.labels.%s: expected string, got %s", k,
                                 cw_json_type_name(v));
-        if (is_job_label(k) && strcmp(json_object_get_string(v), CW_LABEL_ENABLED) == 0 &&
+        if (cw_volume_is_job_label(k) && strcmp(json_object_get_string(v), CW_LABEL_ENABLED) == 0 &&
             cw_strlist_add(&it->present, k) != CW_OK)
             return cw_error_oom(err);
     }
@@ -623,6 +617,9 @@ static int add_cronjob(cw_plan *p, json_object *obj, const char *av, const char 
 int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err)
 {
     const char *av = NULL;
+    if (p->finish_called)
+        return cw_error_set(err, CW_EINVAL,
+                            "the plan is already finished: no object can be added to it");
     if (!json_object_is_type(obj, json_type_object))
         return CW_OK;
     obj_kind k = classify(p, obj, &av);
@@ -778,6 +775,8 @@ static int finalize_item(const cw_plan *p, cw_plan_item *it)
 {
     free(it->reason);
     it->reason = NULL;
+    free(it->new_selector);
+    it->new_selector = NULL;
     cw_strlist_clear(&it->add_labels);
     if (!it->has_legacy) {
         it->action = CW_ACT_NONE;
@@ -845,16 +844,13 @@ done:
     return rc;
 }
 
-int cw_plan_finish(cw_plan *p, cw_error *err)
+/* Every job's action: invalid, a name two jobs share, created, or an existing RecurringJob with the
+ * same spec (reused) or another one (a conflict). */
+static int resolve_jobs(cw_plan *p, cw_error *err)
 {
     cw_strmap names;
     cw_strmap_init(&names);
     int rc = CW_OK;
-    unsigned char *needed = NULL;
-    if (!p->rj_api_version && !(p->rj_api_version = strdup("longhorn.io/v1beta1")))
-        return cw_error_oom(err);
-
-    /* 1. Jobs: invalid, name collisions, existing objects. */
     for (size_t i = 0; i < p->njobs; i++) {
         void *other;
         int put = cw_strmap_put(&names, p->jobs[i].name, strlen(p->jobs[i].name),
@@ -908,6 +904,26 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
         }
         cw_buf_free(&diff);
     }
+done:
+    cw_strmap_free(&names, NULL);
+    return rc;
+}
+
+int cw_plan_finish(cw_plan *p, cw_error *err)
+{
+    int rc = CW_OK;
+    unsigned char *needed = NULL;
+    /* Once per plan, even after a failure: a second run would decide again over decided jobs
+     * and items and add a second set of orders to the item file. */
+    if (p->finish_called)
+        return cw_error_set(err, CW_EINVAL, "the plan is already finished: it is finished once");
+    p->finish_called = 1;
+    if (!p->rj_api_version && !(p->rj_api_version = strdup("longhorn.io/v1beta1")))
+        return cw_error_oom(err);
+
+    /* 1. Jobs: invalid, name collisions, existing objects. */
+    if ((rc = resolve_jobs(p, err)) != CW_OK)
+        return rc;
 
     /* 2. Items (read, decided, written back), then which new jobs are actually needed: those of
      * a source that is migrated. */
@@ -949,7 +965,6 @@ int cw_plan_finish(cw_plan *p, cw_error *err)
     p->finished = 1;
 done:
     free(needed);
-    cw_strmap_free(&names, NULL);
     return rc;
 }
 
@@ -1136,4 +1151,122 @@ size_t *cw_plan_sorted_cronjobs(const cw_plan *p, size_t *n)
         idx[(*n)++] = i;
     qsort_r(idx, *n, sizeof(*idx), cmp_cronjobs, (void *)p);
     return idx;
+}
+
+/* ---- one volume (the controller's) ---- */
+
+void cw_plan_volume_result_init(cw_plan_volume_result *r)
+{
+    memset(r, 0, sizeof(*r));
+    cw_strlist_init(&r->labels);
+    cw_strlist_init(&r->problems);
+}
+
+void cw_plan_volume_result_free(cw_plan_volume_result *r)
+{
+    json_object_put(r->jobs);
+    json_object_put(r->patch);
+    cw_strlist_free(&r->labels);
+    cw_strlist_free(&r->problems);
+    memset(r, 0, sizeof(*r));
+}
+
+/* MIGRATE: the jobs the volume refers to that are to be created, its labels and patch. */
+static int volume_migrate(const cw_plan *p, const cw_plan_item *it, cw_plan_volume_result *out,
+                          cw_error *err)
+{
+    if (!(out->jobs = json_object_new_array()))
+        return cw_error_oom(err);
+    for (size_t i = 0; i < it->nrefs; i++) { /* refs are distinct (decode_item) */
+        json_object *rj = NULL;
+        if (p->jobs[it->refs[i].job].action != CW_ACT_CREATE)
+            continue;
+        int rc = cw_plan_job_object(p, it->refs[i].job, &rj, err);
+        if (rc != CW_OK)
+            return rc;
+        if (json_object_array_add(out->jobs, rj)) {
+            json_object_put(rj);
+            return cw_error_oom(err);
+        }
+    }
+    for (size_t i = 0; i < it->add_labels.len; i++)
+        if (cw_strlist_add(&out->labels, it->add_labels.items[i]) != CW_OK)
+            return cw_error_oom(err);
+    return (out->patch = cw_plan_volume_merge_patch(it)) ? CW_OK : cw_error_oom(err);
+}
+
+/* Not migrated: the problems as the report says them, and every conflicting job's reason. */
+static int volume_refused(const cw_plan *p, const cw_plan_item *it, cw_plan_volume_result *out)
+{
+    cw_buf why;
+    cw_buf_init(&why);
+    for (size_t i = 0; i < it->problems.len; i++)
+        if (cw_strlist_add(&out->problems, it->problems.items[i]) != CW_OK)
+            return CW_ENOMEM;
+    for (size_t i = 0; i < it->nrefs; i++) {
+        const cw_plan_job *j = &p->jobs[it->refs[i].job];
+        if (j->action != CW_ACT_CONFLICT || !j->reason)
+            continue;
+        cw_buf_reset(&why);
+        if (cw_buf_printf(&why, "RecurringJob %s %s", j->name, j->reason) != CW_OK ||
+            (!cw_strlist_contains(&out->problems, cw_buf_str(&why)) &&
+             cw_strlist_add(&out->problems, cw_buf_str(&why)) != CW_OK)) {
+            cw_buf_free(&why);
+            return CW_ENOMEM;
+        }
+    }
+    cw_buf_free(&why);
+    if (!out->problems.len &&
+        cw_strlist_add(&out->problems, it->reason ? it->reason : "cannot be migrated") != CW_OK)
+        return CW_ENOMEM;
+    return CW_OK;
+}
+
+int cw_plan_volume(const cw_plan_config *cfg, json_object *vol, json_object *rjs,
+                   cw_plan_volume_result *out, cw_error *err)
+{
+    cw_plan p;
+    cw_plan_item it;
+    const char *ns = NULL, *name = NULL, *rv = NULL;
+    int rc;
+    memset(&p, 0, sizeof(p));
+    memset(&it, 0, sizeof(it));
+    p.cfg = *cfg;
+    p.store.fd = -1;
+    out->action = CW_ACT_NONE;
+    cw_strmap_init(&p.job_index);
+    if (!(p.existing = json_object_new_object()) ||
+        !(p.rj_api_version =
+              strdup(cfg->rj_api_version ? cfg->rj_api_version : "longhorn.io/v1beta1"))) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
+    for (size_t i = 0; rjs && i < json_object_array_length(rjs); i++) {
+        json_object *rj = json_object_array_get_idx(rjs, i);
+        const char *av = cw_json_path_string(rj, "apiVersion");
+        if ((rc = add_existing_job(&p, rj, av ? av : p.rj_api_version, err)) != CW_OK)
+            goto done;
+    }
+    if ((rc = read_meta(vol, K_VOLUME, &ns, &name, &rv, err)) != CW_OK)
+        goto done;
+    if (fill_identity(&it, K_VOLUME, "", ns, name, rv, "") != CW_OK) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
+    if ((rc = decode_item(&p, vol, K_VOLUME, 1, &it, err)) != CW_OK ||
+        (rc = resolve_jobs(&p, err)) != CW_OK)
+        goto done;
+    if (finalize_item(&p, &it) != CW_OK) {
+        rc = cw_error_oom(err);
+        goto done;
+    }
+    out->action = it.action;
+    if (it.action == CW_ACT_MIGRATE)
+        rc = volume_migrate(&p, &it, out, err);
+    else if (it.action != CW_ACT_NONE && volume_refused(&p, &it, out) != CW_OK)
+        rc = cw_error_oom(err);
+done:
+    cw_plan_item_free(&it);
+    cw_plan_free(&p);
+    return rc;
 }

@@ -139,7 +139,8 @@ typedef struct cw_plan {
     cw_plan_error *errors;
     size_t nerrors, caperrors;
     size_t scanned_volumes, scanned_storageclasses;
-    int finished;
+    int finish_called; /* cw_plan_finish has run (successfully or not): it runs once */
+    int finished;      /* ... and succeeded */
 } cw_plan;
 
 int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err) CW_MUST_CHECK;
@@ -147,11 +148,15 @@ void cw_plan_free(cw_plan *p);
 
 /* Feeds one object. Unrelated objects are ignored. A related object that is malformed (a field of
  * the wrong type, no name) fails with CW_EINVAL naming the field; the caller decides whether that
- * is fatal (offline) or recorded with cw_plan_record_error (online). `source` may be NULL. */
+ * is fatal (offline) or recorded with cw_plan_record_error (online). `source` may be NULL. Only
+ * before cw_plan_finish (after it: CW_EINVAL). */
 int cw_plan_add(cw_plan *p, json_object *obj, const char *source, cw_error *err) CW_MUST_CHECK;
 int cw_plan_record_error(cw_plan *p, const char *object, const char *source, const char *message);
 
-/* Resolves names, existing RecurringJobs, conflicts and every object's final action. */
+/* Resolves names, existing RecurringJobs, conflicts and every object's final action. Once per
+ * plan: a second call, like a cw_plan_add after the first, fails with CW_EINVAL and changes
+ * nothing (the plan's decisions are its first finish's; a failed finish leaves a plan that can
+ * only be freed). */
 int cw_plan_finish(cw_plan *p, cw_error *err) CW_MUST_CHECK;
 
 /* Index of a Volume/StorageClass/ConfigMap item, or -1. */
@@ -199,13 +204,40 @@ int cw_plan_job_matches(const cw_plan *p, size_t j, json_object *spec, cw_buf *d
 /* Records a result (message copied; NULL for none). */
 int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, const char *msg);
 
+/* ---- one volume, as the controller plans it ---- */
+
+/* One volume's migration, decided exactly as a cw_plan of the cluster decides it (names by
+ * cfg->scheme, RecurringJobs there reused, name conflicts and invalid jobs refused), but with no
+ * item store, no report and nothing kept: the volume reconciler's entry. */
+typedef struct cw_plan_volume_result {
+    cw_plan_action action; /* NONE (no legacy jobs), MIGRATE, INVALID or CONFLICT */
+    json_object *jobs;     /* MIGRATE: the RecurringJobs to create first (array, may be empty) */
+    json_object *patch;    /* MIGRATE: the volume's merge patch (cw_plan_volume_merge_patch) */
+    cw_strlist labels;     /* MIGRATE: the label keys the patch sets */
+    cw_strlist problems;   /* INVALID, CONFLICT: why, as the report says it */
+} cw_plan_volume_result;
+
+void cw_plan_volume_result_init(cw_plan_volume_result *r);
+void cw_plan_volume_result_free(cw_plan_volume_result *r);
+/* vol: metadata (name, namespace, resourceVersion, labels) and spec.recurringJobs; rjs: a JSON
+ * array of the RecurringJobs of cfg->namespace (NULL: none). CW_EINVAL naming the field of a
+ * malformed volume or job; CW_ENOMEM. cfg->scratch_dir is not used. */
+int cw_plan_volume(const cw_plan_config *cfg, json_object *vol, json_object *rjs,
+                   cw_plan_volume_result *out, cw_error *err) CW_MUST_CHECK;
+
 /* Sorted views for reports: indices ordered by (namespace, name) / job name. Caller frees; NULL
- * when out of memory or the item file cannot be read. */
-size_t *cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t *n);
+ * when out of memory. */
 size_t *cw_plan_sorted_jobs(const cw_plan *p, size_t *n);
 size_t *cw_plan_sorted_cronjobs(const cw_plan *p, size_t *n);
+/* The `kind` items' indices in (namespace, name) order into *out (n of them; caller frees). They
+ * are read from the item file: a read that fails returns its error (CW_EIO, "cannot read the
+ * plan's item file in /tmp: Input/output error"), as does running out of memory (CW_ENOMEM); *out
+ * is then NULL. */
+int cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t **out, size_t *n,
+                         cw_error *err) CW_MUST_CHECK;
 /* Job j's j->nsrcs sources (indices into items) in (kind, namespace, name) order, whatever order
- * the inputs came in. Caller frees; NULL when out of memory or the item file cannot be read. */
-size_t *cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j);
+ * the inputs came in, into *out (caller frees); errors as cw_plan_sorted_items. */
+int cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j, size_t **out,
+                           cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -629,49 +629,58 @@ int cw_plan_sort_items(cw_plan *p, cw_error *err)
     return rc;
 }
 
-size_t *cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t *n)
+int cw_plan_sorted_items(const cw_plan *p, const char *kind, size_t **out, size_t *n, cw_error *err)
 {
-    int tag = kind_tag(kind);
-    size_t count = 0;
+    int tag = kind_tag(kind), rc = CW_OK;
+    size_t count = 0, *idx = NULL;
     uint32_t batch[IDX_BATCH];
-    cw_error err;
-    cw_error_init(&err);
+    *out = NULL;
     *n = 0;
     /* Only a finished plan has its order; a plan sorted early is sorted once. */
-    if (!p->sorted && cw_plan_sort_items((cw_plan *)p, &err) != CW_OK)
-        return NULL;
+    if (!p->sorted && (rc = cw_plan_sort_items((cw_plan *)p, err)) != CW_OK)
+        return rc;
     for (size_t i = 0; i < p->nitems; i++)
         count += cw_itemstore_entry_at(store(p), i).tag == tag;
-    size_t *idx = malloc((count + 1) * sizeof(*idx));
-    for (size_t k = 0; idx && k < p->nitems; k += IDX_BATCH) {
+    if (!(idx = malloc((count + 1) * sizeof(*idx))))
+        return cw_error_oom(err);
+    for (size_t k = 0; k < p->nitems && rc == CW_OK; k += IDX_BATCH) {
         size_t m = p->nitems - k < IDX_BATCH ? p->nitems - k : IDX_BATCH;
-        if (read_indices(p, p->order_off, k, batch, m, &err) != CW_OK) {
-            free(idx);
-            return NULL;
-        }
+        if ((rc = read_indices(p, p->order_off, k, batch, m, err)) != CW_OK)
+            break;
         for (size_t b = 0; b < m; b++)
             if (cw_itemstore_entry_at(store(p), batch[b]).tag == tag)
                 idx[(*n)++] = batch[b];
     }
-    return idx;
+    if (rc != CW_OK) {
+        free(idx);
+        *n = 0;
+        return rc;
+    }
+    *out = idx;
+    return CW_OK;
 }
 
-size_t *cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j)
+int cw_plan_sorted_sources(const cw_plan *p, const cw_plan_job *j, size_t **out, cw_error *err)
 {
     uint32_t batch[IDX_BATCH];
-    cw_error err;
-    cw_error_init(&err);
-    if (!p->sorted && cw_plan_sort_items((cw_plan *)p, &err) != CW_OK)
-        return NULL;
-    size_t *order = malloc((j->nsrcs + 1) * sizeof(*order));
-    for (size_t k = 0; order && k < j->nsrcs; k += IDX_BATCH) {
+    int rc = CW_OK;
+    size_t *order = NULL;
+    *out = NULL;
+    if (!p->sorted && (rc = cw_plan_sort_items((cw_plan *)p, err)) != CW_OK)
+        return rc;
+    if (!(order = malloc((j->nsrcs + 1) * sizeof(*order))))
+        return cw_error_oom(err);
+    for (size_t k = 0; k < j->nsrcs && rc == CW_OK; k += IDX_BATCH) {
         size_t m = j->nsrcs - k < IDX_BATCH ? j->nsrcs - k : IDX_BATCH;
-        if (read_indices(p, p->srcs_off, j->src_start + k, batch, m, &err) != CW_OK) {
-            free(order);
-            return NULL;
-        }
+        if ((rc = read_indices(p, p->srcs_off, j->src_start + k, batch, m, err)) != CW_OK)
+            break;
         for (size_t b = 0; b < m; b++)
             order[k + b] = batch[b];
     }
-    return order;
+    if (rc != CW_OK) {
+        free(order);
+        return rc;
+    }
+    *out = order;
+    return CW_OK;
 }

@@ -140,18 +140,17 @@ static json_object *job_refs(const cw_plan *p, const cw_plan_item *it)
 }
 
 /* The items are read one at a time from the plan's item file; a read that fails ends the
- * report with that error (*rc, err). */
+ * report with that error (*rc, err): the first one, which later sections leave alone. */
 static json_object *items_json(const cw_plan *p, const char *kind, int *rc, cw_error *err)
 {
-    size_t n;
-    size_t *idx = cw_plan_sorted_items(p, kind, &n);
+    size_t n = 0, *idx = NULL;
     json_object *arr = json_object_new_array();
     int volume = strcmp(kind, "Volume") == 0;
     cw_plan_item item, *it = &item;
     memset(&item, 0, sizeof(item));
-    if (!idx)
-        *rc = cw_error_oom(err);
-    for (size_t k = 0; idx && k < n && *rc == CW_OK; k++) {
+    if (*rc == CW_OK)
+        *rc = cw_plan_sorted_items(p, kind, &idx, &n, err);
+    for (size_t k = 0; k < n && *rc == CW_OK; k++) {
         cw_plan_item_free(&item);
         if ((*rc = cw_plan_item_load(p, idx[k], &item, err)) != CW_OK)
             break;
@@ -193,12 +192,12 @@ static json_object *sources_json(const cw_plan *p, const cw_plan_job *j, int obj
                                  cw_error *err)
 {
     json_object *arr = json_object_new_array();
-    size_t *order = cw_plan_sorted_sources(p, j);
+    size_t *order = NULL;
     cw_plan_item it;
     memset(&it, 0, sizeof(it));
-    if (!order)
-        *rc = cw_error_oom(err);
-    for (size_t s = 0; order && s < j->nsrcs && *rc == CW_OK; s++) {
+    if (*rc == CW_OK)
+        *rc = cw_plan_sorted_sources(p, j, &order, err);
+    for (size_t s = 0; *rc == CW_OK && s < j->nsrcs; s++) {
         cw_plan_item_free(&it);
         if ((*rc = cw_plan_item_load(p, order[s], &it, err)) != CW_OK)
             break;
@@ -399,23 +398,18 @@ static void result_suffix(FILE *out, cw_plan_result r, const char *msg)
     fputc('\n', out);
 }
 
-static int text_items(const cw_plan *p, const char *kind, FILE *out)
+static int text_items(const cw_plan *p, const char *kind, FILE *out, cw_error *err)
 {
-    size_t n;
-    size_t *idx = cw_plan_sorted_items(p, kind, &n);
+    size_t n = 0, *idx = NULL;
     cw_plan_item item, *it = &item;
-    cw_error err;
-    cw_error_init(&err);
-    int rc = idx ? CW_OK : CW_ENOMEM;
     memset(&item, 0, sizeof(item));
-    for (size_t k = 0; idx && k < n; k++) {
+    int rc = cw_plan_sorted_items(p, kind, &idx, &n, err);
+    for (size_t k = 0; k < n && rc == CW_OK; k++) {
         if (cw_plan_item_action(p, idx[k]) == CW_ACT_NONE)
             continue;
         cw_plan_item_free(&item);
-        if ((rc = cw_plan_item_load(p, idx[k], &item, &err)) != CW_OK) {
-            fprintf(out, "error     %s\n", err.message);
+        if ((rc = cw_plan_item_load(p, idx[k], &item, err)) != CW_OK)
             break;
-        }
         fprintf(out, "%-9s %s %s%s%s", verb(it->action, it->result), it->kind, it->namespace,
                 *it->namespace ? "/" : "", it->name);
         if (it->action == CW_ACT_MIGRATE) {
@@ -436,7 +430,7 @@ static int text_items(const cw_plan *p, const char *kind, FILE *out)
     return rc;
 }
 
-int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
+int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out, cw_error *err)
 {
     cw_report_summary s;
     cw_report_summarize(p, &s);
@@ -480,11 +474,11 @@ int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out)
         result_suffix(out, j->result, j->result_msg);
     }
     free(idx);
-    int rc = text_items(p, "Volume", out);
+    int rc = text_items(p, "Volume", out, err);
     if (rc == CW_OK)
-        rc = text_items(p, "StorageClass", out);
+        rc = text_items(p, "StorageClass", out, err);
     if (rc == CW_OK)
-        rc = text_items(p, "ConfigMap", out);
+        rc = text_items(p, "ConfigMap", out, err);
     idx = cw_plan_sorted_cronjobs(p, &n);
     for (size_t k = 0; idx && k < n; k++) {
         const cw_plan_cronjob *c = &p->cronjobs[idx[k]];

@@ -41,7 +41,9 @@ int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **o
  * which is flushed to out every 64 KiB when out is not NULL (then b holds nothing at the end). */
 int cw_report_json_write(const cw_plan *p, const cw_report_info *info, cw_buf *b, FILE *out,
                          cw_error *err) CW_MUST_CHECK;
-/* Summary table plus one line per action. */
-int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out);
+/* Summary table plus one line per action. A failed read of the plan's item file stops it with
+ * that error (what was printed so far stays printed). */
+int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out,
+                   cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -20,7 +20,7 @@ typedef struct w {
     int first[MAX_DEPTH];
     int rc;
     int errno_;    /* of a failed write */
-    cw_error *err; /* filled when an item cannot be read (rc: its code, read_failed: 1) */
+    cw_error *err; /* filled when the item file cannot be read (rc: its code, read_failed: 1) */
     int read_failed;
 } w;
 
@@ -191,11 +191,10 @@ static void result(w *x, cw_plan_action a, cw_plan_result r, const char *msg)
         str(x, "error", msg);
 }
 
-/* Item i of the plan's item file into `it` (freed first). */
-static int load(w *x, const cw_plan *p, size_t i, cw_plan_item *it)
+/* The result of a call that filled x->err (a read of the plan's item file): a failure ends the
+ * report with that error. */
+static int failed(w *x, int rc)
 {
-    cw_plan_item_free(it);
-    int rc = cw_plan_item_load(p, i, it, x->err);
     if (rc != CW_OK) {
         x->rc = rc;
         x->read_failed = 1;
@@ -203,17 +202,23 @@ static int load(w *x, const cw_plan *p, size_t i, cw_plan_item *it)
     return rc;
 }
 
+/* Item i of the plan's item file into `it` (freed first). */
+static int load(w *x, const cw_plan *p, size_t i, cw_plan_item *it)
+{
+    cw_plan_item_free(it);
+    return failed(x, cw_plan_item_load(p, i, it, x->err));
+}
+
 static void items(w *x, const cw_plan *p, const char *key, const char *kind)
 {
-    size_t n;
-    size_t *idx = cw_plan_sorted_items(p, kind, &n);
+    size_t n = 0, *idx = NULL;
     int volume = strcmp(kind, "Volume") == 0;
-    if (!idx)
-        x->rc = CW_ENOMEM;
+    if (x->rc == CW_OK)
+        failed(x, cw_plan_sorted_items(p, kind, &idx, &n, x->err));
     cw_plan_item item, *it = &item;
     memset(&item, 0, sizeof(item));
     open_(x, key, '[');
-    for (size_t k = 0; idx && k < n && x->rc == CW_OK; k++) {
+    for (size_t k = 0; k < n && x->rc == CW_OK; k++) {
         if (load(x, p, idx[k], &item) != CW_OK)
             break;
         open_(x, NULL, '{');
@@ -277,11 +282,11 @@ static void jobs(w *x, const cw_plan *p, size_t *idx, size_t n)
         else
             raw(x, "labels", "null");
         open_(x, "sources", '[');
-        size_t *order = cw_plan_sorted_sources(p, j);
+        size_t *order = NULL;
         cw_plan_item it;
         memset(&it, 0, sizeof(it));
-        if (!order)
-            x->rc = CW_ENOMEM;
+        if (x->rc == CW_OK)
+            failed(x, cw_plan_sorted_sources(p, j, &order, x->err));
         for (size_t s = 0; order && s < j->nsrcs && load(x, p, order[s], &it) == CW_OK; s++) {
             open_(x, NULL, '{');
             str(x, "kind", it.kind);
@@ -336,11 +341,11 @@ static void conflicts(w *x, const cw_plan *p, size_t *idx, size_t n)
         str(x, "name", j->name);
         str(x, "reason", j->reason);
         open_(x, "affected", '[');
-        size_t *order = cw_plan_sorted_sources(p, j);
+        size_t *order = NULL;
         cw_plan_item it;
         memset(&it, 0, sizeof(it));
-        if (!order)
-            x->rc = CW_ENOMEM;
+        if (x->rc == CW_OK)
+            failed(x, cw_plan_sorted_sources(p, j, &order, x->err));
         for (size_t s = 0; order && s < j->nsrcs && load(x, p, order[s], &it) == CW_OK; s++) {
             char name[600];
             snprintf(name, sizeof(name), "%s %s%s%s", it.kind, it.namespace,

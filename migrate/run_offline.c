@@ -41,7 +41,7 @@ int cw_migrate_report(const cw_plan *p, const cw_report_info *info, const cw_mig
             goto done;
         fputs(cw_buf_str(&yaml), stdout);
     } else {
-        rc = cw_report_text(p, info, stdout);
+        rc = cw_report_text(p, info, stdout, err);
     }
     fflush(stdout);
 done:

@@ -111,9 +111,12 @@ int cw_migrate_online(const cw_migrate_opts *o, cw_plan *plan)
     code = cw_report_exit_code(&s, o->detailed_exitcode);
     cw_kube_stats st;
     cw_kube_client_stats(kube, &st);
+    /* The item file only grows: its size now is what the scratch directory had to hold (the
+     * figure an operator sizes the Job's /tmp by, docs/deploy.md). */
     cw_log(CW_LOG_INFO, "migrate finished", CW_LI("exit_code", code),
            CW_LI("requests", st.requests), CW_LI("retries", st.retries),
-           CW_LI("connections", st.connects), CW_LD("throttled_seconds", st.throttled));
+           CW_LI("connections", st.connects), CW_LD("throttled_seconds", st.throttled),
+           CW_LI("item_file_bytes", plan->store.end));
     goto done;
 fail:
     fprintf(stderr, "cronwarden migrate: %s\n", err.message);

@@ -280,9 +280,8 @@ done:
 
 int cw_scbackup_run(cw_apply *a, cw_plan *p, cw_error *err)
 {
-    size_t n = 0;
-    size_t *idx = cw_plan_sorted_items(p, "StorageClass", &n);
-    int rc = idx ? CW_OK : cw_error_oom(err);
+    size_t n = 0, *idx = NULL;
+    int rc = cw_plan_sorted_items(p, "StorageClass", &idx, &n, err);
     cw_plan_item item, *it = &item;
     memset(&item, 0, sizeof(item));
     for (size_t k = 0; k < n && rc == CW_OK; k++) {

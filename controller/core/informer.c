@@ -10,8 +10,6 @@
 #include "lib/log.h"
 #include "lib/clock.h"
 
-#define KEY_MAX 600
-
 int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err)
 {
     static const char *const res[] = {"resource", NULL};
@@ -33,7 +31,11 @@ int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_err
                                "Objects in an informer's cache.", res, &out->objects, err)) ||
         (rc = cw_metrics_gauge(m, "cronwarden_controller_informer_synced",
                                "1 once an informer's first LIST has filled its cache.", res,
-                               &out->synced, err)))
+                               &out->synced, err)) ||
+        (rc = cw_metrics_gauge(m, "cronwarden_controller_informer_missing",
+                               "1 while the API server answers an informer's LIST with 404: it "
+                               "does not serve the resource (a CRD not installed).",
+                               res, &out->missing, err)))
         return rc;
     return CW_OK;
 }
@@ -70,6 +72,7 @@ int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *
     if (inf->cfg.resource.namespace && !*inf->cfg.resource.namespace)
         inf->cfg.resource.namespace = NULL;
     atomic_init(&inf->synced, 0);
+    atomic_init(&inf->missing, 0);
     atomic_init(&inf->stop, 0);
     inf->rng = (unsigned)time(NULL) ^ (unsigned)getpid() ^ (unsigned)(uintptr_t)inf;
     if (!inf->cfg.handler && !inf->cfg.queue)
@@ -87,6 +90,18 @@ void cw_informer_free(cw_informer *inf)
 int cw_informer_synced(cw_informer *inf)
 {
     return atomic_load(&inf->synced);
+}
+
+int cw_informer_missing(cw_informer *inf)
+{
+    return atomic_load(&inf->missing);
+}
+
+void cw_informer_resource_name(const cw_informer *inf, char *out, size_t outlen)
+{
+    const cw_kube_resource *r = &inf->cfg.resource;
+    snprintf(out, outlen, "%s%s%s/%s", r->resource, r->group && *r->group ? "." : "",
+             r->group ? r->group : "", r->version);
 }
 
 cw_ctrl_store *cw_informer_store(cw_informer *inf)
@@ -110,6 +125,7 @@ static void gauges(cw_informer *inf)
         return;
     cw_metrics_set(inf->cfg.metrics->objects, values, (double)cw_ctrl_store_len(&inf->store));
     cw_metrics_set(inf->cfg.metrics->synced, values, atomic_load(&inf->synced));
+    cw_metrics_set(inf->cfg.metrics->missing, values, atomic_load(&inf->missing));
 }
 
 #define METRIC(field) (inf->cfg.metrics ? inf->cfg.metrics->field : NULL)
@@ -139,7 +155,7 @@ static const char *version_of(json_object *obj)
  * the key. */
 static int upsert(cw_informer *inf, json_object *obj, cw_strmap *seen, cw_error *err)
 {
-    char key[KEY_MAX], have[128];
+    char key[CW_CTRL_KEY_MAX], have[128];
     int rc;
     if ((rc = cw_ctrl_object_key(obj, key, sizeof(key), err)) != CW_OK) {
         cw_log(CW_LOG_WARN, "ignoring an object without a usable key",
@@ -211,7 +227,9 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
     lo.field_selector = inf->cfg.field_selector;
     lo.limit = inf->cfg.page_size;
     inf->lists++;
-    if ((rc = cw_kube_list(inf->cfg.kube, &inf->cfg.resource, &lo, on_page, &ls, err)) != CW_OK)
+    rc = cw_kube_list(inf->cfg.kube, &inf->cfg.resource, &lo, on_page, &ls, err);
+    atomic_store(&inf->missing, rc == CW_ENOTFOUND);
+    if (rc != CW_OK)
         goto done;
     /* What the cache has and the LIST did not show was deleted meanwhile. */
     if ((rc = cw_ctrl_store_keys(&inf->store, &keys)) != CW_OK) {
@@ -247,7 +265,7 @@ static int on_event(void *ud, const cw_kube_event *ev, cw_error *err)
     watch_state *ws = ud;
     cw_informer *inf = ws->inf;
     int rc = CW_OK;
-    char key[KEY_MAX];
+    char key[CW_CTRL_KEY_MAX];
     ws->events++;
     switch (ev->type) {
     case CW_KUBE_ADDED:
@@ -311,6 +329,28 @@ static double jitter_backoff(cw_informer *inf, int failures)
     return cap * (0.1 + 0.9 * u);
 }
 
+/* A resource the server does not serve is an error a person must fix (install the CRD), said once
+ * a minute; anything else is a warning per retry. */
+static void list_failed(cw_informer *inf, const cw_error *err, double retry_in)
+{
+    char res[256];
+    if (!atomic_load(&inf->missing)) {
+        cw_log(CW_LOG_WARN, "list failed; retrying", CW_LS("informer", inf->cfg.name),
+               CW_LS("error", err->message), CW_LD("retry_in_s", retry_in));
+        return;
+    }
+    if (inf->missing_logged > 0 && cw_clock_mono() - inf->missing_logged < 60)
+        return;
+    inf->missing_logged = cw_clock_mono();
+    cw_informer_resource_name(inf, res, sizeof(res));
+    cw_log(CW_LOG_ERROR,
+           "the API server does not serve a resource this reconciler needs; waiting for it "
+           "(install its CRD, or leave the reconciler out of --controllers)",
+           CW_LS("informer", inf->cfg.name), CW_LS("resource", res),
+           CW_LS("namespace", inf->cfg.resource.namespace ? inf->cfg.resource.namespace : ""),
+           CW_LS("error", err->message));
+}
+
 void cw_informer_run(cw_informer *inf)
 {
     int need_list = 1, failures = 0;
@@ -323,11 +363,14 @@ void cw_informer_run(cw_informer *inf)
             if (cw_informer_relist(inf, &err) != CW_OK) {
                 failures++;
                 double d = jitter_backoff(inf, failures);
-                cw_log(CW_LOG_WARN, "list failed; retrying", CW_LS("informer", inf->cfg.name),
-                       CW_LS("error", err.message), CW_LD("retry_in_s", d));
+                list_failed(inf, &err, d);
                 reason = "error";
                 nap(inf, d);
                 continue;
+            }
+            if (inf->missing_logged > 0) {
+                inf->missing_logged = 0;
+                cw_log(CW_LOG_INFO, "the resource is served now", CW_LS("informer", inf->cfg.name));
             }
             need_list = 0;
             failures = 0;
@@ -406,6 +449,14 @@ int cw_informers_synced(cw_informer *const *infs, size_t n, char *why, size_t wh
     int all = 1;
     if (whylen)
         why[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (!cw_informer_missing(infs[i]))
+            continue;
+        char res[256];
+        cw_informer_resource_name(infs[i], res, sizeof(res));
+        snprintf(why, whylen, "the API server does not serve %s (LIST answers 404)", res);
+        return 0;
+    }
     for (size_t i = 0; i < n; i++) {
         if (cw_informer_synced(infs[i]))
             continue;

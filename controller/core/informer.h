@@ -6,7 +6,9 @@
  *   - a watch the server ends (timeoutSeconds, 5-10 minutes at random) is resumed from the last
  *     resourceVersion; a 410 Gone (an ERROR event or status) means the version is too old: LIST
  *     again; any other failure waits with exponential backoff and full jitter, then resumes;
- *   - every change calls the handler (default: add the object's key to the work queue).
+ *   - every change calls the handler (default: add the object's key to the work queue);
+ *   - a LIST answered 404 (the resource is not served) is retried, logged as an error once a
+ *     minute and reported by cw_informers_synced (so /readyz names the resource).
  * One thread per informer. */
 #ifndef CW_INFORMER_H
 #define CW_INFORMER_H
@@ -42,6 +44,7 @@ typedef struct cw_informer_metrics {
     cw_metric *watch_errors; /* cronwarden_controller_informer_watch_errors_total{resource} */
     cw_metric *objects;      /* cronwarden_controller_informer_objects{resource} */
     cw_metric *synced;       /* cronwarden_controller_informer_synced{resource} */
+    cw_metric *missing;      /* cronwarden_controller_informer_missing{resource} */
 } cw_informer_metrics;
 
 int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out,
@@ -73,11 +76,13 @@ typedef struct cw_informer {
     cw_ctrl_store store;
     char rv[128]; /* resourceVersion to watch from ("" until the first LIST) */
     atomic_int synced;
+    atomic_int missing; /* the last LIST answered 404: the server does not serve the resource */
     atomic_int stop;
     pthread_t thread;
     int running;
     unsigned rng;
     unsigned long long lists, watches; /* totals (informer thread only) */
+    double missing_logged;             /* monotonic time of the last "not served" error log */
 } cw_informer;
 
 int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *err) CW_MUST_CHECK;
@@ -94,7 +99,14 @@ int cw_informer_synced(cw_informer *inf);
 cw_ctrl_store *cw_informer_store(cw_informer *inf);
 /* Adds every cached object's key to q (a new leader term, a resync). */
 int cw_informer_enqueue_all(cw_informer *inf, cw_queue *q);
-/* 1 when all n informers have synced; else 0 with why naming the ones that have not. */
+/* 1 while the API server answers the informer's LIST with 404: it does not serve the resource
+ * (a CRD not installed, a version not served). The informer keeps trying; it logs one error a
+ * minute meanwhile (not a warning per retry). */
+int cw_informer_missing(cw_informer *inf);
+/* "settings.longhorn.io/v1beta2" (the core group: "namespaces/v1"). */
+void cw_informer_resource_name(const cw_informer *inf, char *out, size_t outlen);
+/* 1 when all n informers have synced; else 0 with why naming the ones that have not, and first
+ * the resources the server does not serve. */
 int cw_informers_synced(cw_informer *const *infs, size_t n, char *why, size_t whylen);
 
 /* The steps of the loop, for tests. relist: a full LIST into the cache. watch: one WATCH from the

@@ -39,7 +39,8 @@ static int register_metrics(cw_ctrl *c, cw_error *err)
                                  "HTTP requests this process made to the API server (LISTs, "
                                  "watches, writes, retries, the Lease), counted each second.",
                                  NULL, &c->m_api_requests, err)) ||
-        (rc = cw_informer_metrics_register(&c->metrics, &c->im, err)))
+        (rc = cw_informer_metrics_register(&c->metrics, &c->im, err)) ||
+        (rc = cw_shell_metrics_register(&c->metrics, &c->sm, err)))
         return rc;
     return CW_OK;
 }
@@ -47,7 +48,7 @@ static int register_metrics(cw_ctrl *c, cw_error *err)
 static void enqueue_all(cw_ctrl *c)
 {
     for (size_t i = 0; i < c->nslots; i++)
-        c->slots[i].ops->enqueue_all(c->slots[i].self);
+        cw_shell_enqueue_all(c->slots[i].shell);
 }
 
 static void on_leader_change(void *ud, int leading)
@@ -60,7 +61,7 @@ static int slot_gate(void *ud)
 {
     cw_ctrl_slot *s = ud;
     char why[8];
-    return cw_leader_is_leader(&s->ctrl->leader) && s->ops->synced(s->self, why, sizeof(why));
+    return cw_leader_is_leader(&s->ctrl->leader) && cw_shell_synced(s->shell, why, sizeof(why));
 }
 
 int cw_ctrl_ready(void *ud, char *why, size_t whylen)
@@ -72,7 +73,7 @@ int cw_ctrl_ready(void *ud, char *why, size_t whylen)
     }
     for (size_t i = 0; i < c->nslots; i++) {
         char sub[256];
-        if (!c->slots[i].ops->synced(c->slots[i].self, sub, sizeof(sub))) {
+        if (!cw_shell_synced(c->slots[i].shell, sub, sizeof(sub))) {
             snprintf(why, whylen, "%s: %s", c->slots[i].ops->name, sub);
             return 0;
         }
@@ -88,13 +89,23 @@ cw_ctrl_slot *cw_ctrl_slot_named(cw_ctrl *c, const char *name)
     return NULL;
 }
 
-/* The queue and the reconciler itself for every selected reconciler. */
+/* The registry index of r (its config's). */
+static size_t registry_index(const cw_reconciler_ops *const *all, const cw_reconciler_ops *r)
+{
+    size_t i = 0;
+    while (all[i] && all[i] != r)
+        i++;
+    return i;
+}
+
+/* The queue and the reconciler's shell for every selected reconciler. */
 static int create_slots(cw_ctrl *c, cw_error *err)
 {
+    const cw_reconciler_ops *const *all = c->cfg.reconcilers ? c->cfg.reconcilers : cw_reconcilers;
     const cw_reconciler_ops *sel[CW_RECONCILERS_MAX];
     size_t n;
     int rc;
-    if ((rc = cw_reconcilers_select(cw_reconcilers, c->cfg.controllers, sel, &n, err)) != CW_OK)
+    if ((rc = cw_reconcilers_select(all, c->cfg.controllers, sel, &n, err)) != CW_OK)
         return rc;
     for (size_t i = 0; i < n; i++) {
         cw_ctrl_slot *s = &c->slots[c->nslots++];
@@ -104,13 +115,16 @@ static int create_slots(cw_ctrl *c, cw_error *err)
         if ((rc = cw_queue_init(&s->queue, NULL, err)) != CW_OK)
             return rc;
         s->queue_ok = 1;
-        cw_reconciler_env env = {
-            .cfg = &c->cfg,
+        cw_shell_env env = {
+            .kube = c->cfg.kube,
             .queue = &s->queue,
+            .config = c->cfg.configs ? c->cfg.configs[registry_index(all, sel[i])] : NULL,
             .metrics = &c->metrics,
+            .shell_metrics = &c->sm,
             .informer_metrics = &c->im,
+            .page_size = c->cfg.page_size,
         };
-        if ((rc = s->ops->create(&env, &s->self, err)) != CW_OK)
+        if ((rc = cw_shell_new(sel[i], &env, &s->shell, err)) != CW_OK)
             return rc;
     }
     return CW_OK;
@@ -157,8 +171,8 @@ static int start_workers(cw_ctrl *c, cw_error *err)
             .name = s->ops->name,
             .count = c->cfg.workers,
             .queue = &s->queue,
-            .reconcile = s->ops->reconcile,
-            .ud = s->self,
+            .reconcile = cw_shell_reconcile,
+            .ud = s->shell,
             .gate = slot_gate,
             .gate_ud = s,
             .m_reconciles = c->m_reconciles,
@@ -184,7 +198,7 @@ int cw_ctrl_start(cw_ctrl *c, cw_error *err)
         return rc;
     c->started = 1;
     for (size_t i = 0; i < c->nslots; i++) {
-        if ((rc = c->slots[i].ops->start(c->slots[i].self, err)) != CW_OK)
+        if ((rc = cw_shell_start(c->slots[i].shell, err)) != CW_OK)
             return rc;
         c->slots[i].started = 1;
     }
@@ -221,8 +235,8 @@ void cw_ctrl_tick(cw_ctrl *c)
     }
     for (size_t i = 0; i < c->nslots; i++) {
         slot_gauges(c, &c->slots[i]);
-        if (leading && c->slots[i].ops->tick)
-            c->slots[i].ops->tick(c->slots[i].self);
+        if (leading)
+            cw_shell_tick(c->slots[i].shell);
     }
     if (cw_clock_mono() >= c->next_resync) {
         c->next_resync = cw_clock_mono() + c->cfg.resync;
@@ -240,7 +254,7 @@ void cw_ctrl_stop(cw_ctrl *c)
         cw_leader_stop(&c->leader); /* releases the Lease */
     for (size_t i = 0; i < c->nslots; i++)
         if (c->slots[i].started) {
-            c->slots[i].ops->stop(c->slots[i].self);
+            cw_shell_stop(c->slots[i].shell);
             c->slots[i].started = 0;
         }
 }
@@ -254,8 +268,7 @@ void cw_ctrl_free(cw_ctrl *c)
     for (size_t i = 0; i < c->nslots; i++) {
         cw_ctrl_slot *s = &c->slots[i];
         cw_ctrl_workers_free(&s->workers);
-        if (s->self)
-            s->ops->destroy(s->self);
+        cw_shell_free(s->shell);
         if (s->queue_ok)
             cw_queue_free(&s->queue);
     }

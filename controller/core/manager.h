@@ -18,48 +18,33 @@
 #include "controller/core/queue.h"
 #include "controller/core/reconciler.h"
 #include "controller/core/workers.h"
-#include "defaults/policy.h"
+#include "controller/core/shell.h"
 #include "kube/client.h"
 #include "lib/metrics.h"
 
-/* The process configuration. The first block is the machinery's; the rest belongs to the
- * reconcilers, each reading its own fields (every string borrowed). */
+/* The process configuration: the machinery's only. Each reconciler's own flags and config are
+ * its own (controller/core/reconciler.h); the manager hands a reconciler the config its
+ * config_init made. */
 typedef struct cw_ctrl_config {
     cw_kube_client *kube;    /* borrowed */
     const char *controllers; /* --controllers (cw_reconcilers_select); NULL: the defaults */
-    size_t workers;          /* per reconciler; 0: 2 (the command passes --workers, 8) */
+    const cw_reconciler_ops *const *reconcilers; /* the registry; NULL: cw_reconcilers */
+    void *const
+        *configs;   /* per registry entry, its config (cw_reconcilers_configure); NULL: none */
+    size_t workers; /* per reconciler; 0: 2 (the command passes --workers, 8) */
     int leader_elect;
     const char *lease_namespace, *lease_name, *identity; /* identity NULL: pod/host + pid */
     double lease_duration, renew_deadline, retry_period; /* seconds; 0: 15, 10, 2 */
     const char *metrics_listen;                          /* NULL: 0.0.0.0:8080 */
     double resync;  /* seconds between full re-queues of every reconciler's keys; 0: 600 */
     long page_size; /* LIST page size; 0: 100 */
-
-    const cw_policy_config *policy; /* borrowed: defaults/ rules, skipImmediately default, tzdb */
-    /* schedule */
-    const char *namespace; /* Velero's namespace: watch Schedules and Backups there only; NULL or
-                              "": every namespace */
-    int32_t zone_offset;   /* crons without TZ= run at this offset (UTC: 0) */
-    /* nonadminbackup, nonadminrestore */
-    const char *oadp_namespace;        /* --oadp-namespace: Velero objects of non-admin users */
-    json_object *enforce_backup_spec;  /* --enforce-backup-spec: a Velero BackupSpec, or NULL */
-    json_object *enforce_restore_spec; /* --enforce-restore-spec: a Velero RestoreSpec, or NULL */
-    /* recurringjob, volume (Longhorn) */
-    const char *longhorn_namespace;  /* --longhorn-namespace: RecurringJobs, CronJobs, Settings */
-    const char *job_image;           /* --job-image: when no longhorn-manager DaemonSet is there */
-    const char *job_service_account; /* --job-service-account */
-    const char *manager_url;         /* --manager-url */
-    int name_scheme;                 /* --name-scheme (cw_names_scheme) for migrated volumes */
-    /* backup-queue */
-    long long concurrent_backups; /* --concurrent-backups: at most this many running; 0: 1 */
-    double queue_resync;          /* --queue-resync, seconds; 0: 60 */
 } cw_ctrl_config;
 
 /* One enabled reconciler and what the manager made for it. */
 typedef struct cw_ctrl_slot {
     struct cw_ctrl *ctrl;
     const cw_reconciler_ops *ops;
-    void *self;
+    cw_shell *shell;
     cw_queue queue;
     cw_ctrl_workers workers;
     int queue_ok, started;
@@ -70,6 +55,7 @@ typedef struct cw_ctrl {
     cw_ctrl_config cfg;
     cw_metrics metrics;
     cw_informer_metrics im;
+    cw_shell_metrics sm;
     cw_ctrl_slot slots[CW_RECONCILERS_MAX];
     size_t nslots;
     cw_leader leader;

@@ -1,6 +1,7 @@
 #include "controller/core/reconciler.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void cw_reconcilers_names(const cw_reconciler_ops *const *all, char *buf, size_t len,
@@ -84,4 +85,41 @@ int cw_reconcilers_select(const cw_reconciler_ops *const *all, const char *spec,
                             "--controllers: no controller is enabled (give at least one of the "
                             "names, or `*` for all)");
     return CW_OK;
+}
+
+int cw_reconcilers_opts(const cw_reconciler_ops *const *all, cw_opt *out, size_t cap, size_t *n,
+                        cw_error *err)
+{
+    int rc = CW_OK;
+    for (size_t r = 0; rc == CW_OK && all[r]; r++)
+        rc = cw_opts_append(out, cap, n, all[r]->opts, all[r]->nopts, err);
+    return rc;
+}
+
+int cw_reconcilers_configure(const cw_reconciler_ops *const *all, void **cfgs, cw_error *err)
+{
+    for (size_t i = 0; i < CW_RECONCILERS_MAX; i++)
+        cfgs[i] = NULL;
+    for (size_t i = 0; all[i] && i < CW_RECONCILERS_MAX; i++) {
+        int rc = CW_OK;
+        if (all[i]->config_size && !(cfgs[i] = calloc(1, all[i]->config_size)))
+            rc = cw_error_oom(err);
+        else if (all[i]->config_init)
+            rc = all[i]->config_init(cfgs[i], err);
+        if (rc != CW_OK) {
+            cw_reconcilers_unconfigure(all, cfgs);
+            return rc;
+        }
+    }
+    return CW_OK;
+}
+
+void cw_reconcilers_unconfigure(const cw_reconciler_ops *const *all, void **cfgs)
+{
+    for (size_t i = 0; all[i] && i < CW_RECONCILERS_MAX; i++) {
+        if (cfgs[i] && all[i]->config_fini)
+            all[i]->config_fini(cfgs[i]);
+        free(cfgs[i]);
+        cfgs[i] = NULL;
+    }
 }

@@ -1,47 +1,108 @@
-/* What a reconciler is to the controller's machinery. Each reconciler (controller/<kind>_apply.c)
- * exports one cw_reconciler_ops; controller/reconcilers.c lists them, and `--controllers` picks
- * the ones a process runs. For each enabled reconciler the manager makes a work queue and a worker
- * pool of its own (so one reconciler's backlog never delays another's), gates the workers on
- * leadership and on the reconciler's own caches, and calls enqueue_all at every new leader term
- * and every resync. A reconciler that is not enabled is never created: it watches nothing. */
+/* What a reconciler is: a descriptor, one per kind (controller/<kind>_apply.c), listed in
+ * controller/reconcilers.c. The machinery turns each descriptor `--controllers` enables into a
+ * running reconciler (controller/core/shell.h) with its own work queue, informers and workers; a
+ * reconciler that is not enabled is never created and watches nothing.
+ *
+ * A descriptor says, top to bottom:
+ *   who it is       name, summary, whether it runs by default, what its keys name;
+ *   its flags       option rows (lib/opts.h) and the config parsed from them once at start-up;
+ *   what it reads   its informers (a table: resource, scope, selectors, transform, index,
+ *                   handler) — started, synced, stopped and freed by the shell;
+ *   what it does    one reconcile per key: read the caches, call the pure decision, write through
+ *                   the shell's write helpers. The shell maps the API's answers to outcomes. */
 #ifndef CW_CTRL_RECONCILER_H
 #define CW_CTRL_RECONCILER_H
 
 #include <stddef.h>
 
 #include "controller/core/informer.h"
-#include "controller/core/queue.h"
 #include "controller/core/workers.h"
 #include "lib/error.h"
-#include "lib/metrics.h"
+#include "lib/opts.h"
 
-struct cw_ctrl_config;
+typedef struct cw_shell cw_shell;
 
-/* What the manager hands a reconciler when it creates it; everything is borrowed and outlives
- * the reconciler. */
-typedef struct cw_reconciler_env {
-    const struct cw_ctrl_config *cfg;            /* the process configuration */
-    cw_queue *queue;                             /* this reconciler's own work queue */
-    cw_metrics *metrics;                         /* register the reconciler's families here */
-    const cw_informer_metrics *informer_metrics; /* for its informers */
-} cw_reconciler_env;
+/* What every reconciler's config begins with (first in the struct its config_init fills). */
+typedef struct cw_reconciler_config {
+    const char *home; /* its namespace, where CW_SHELL_HOME informers watch; NULL, "": every one */
+} cw_reconciler_config;
+
+/* Where an informer watches. */
+typedef enum {
+    CW_SHELL_HOME, /* the reconciler's namespace (its config's home) */
+    CW_SHELL_ALL,  /* every namespace, or a cluster-scoped resource */
+} cw_shell_scope;
+
+/* One informer of a reconciler. Every callback's ud is the cw_shell. */
+typedef struct cw_informer_def {
+    const char *name; /* logs, the informer metrics' resource label */
+    const char *group, *resource;
+    /* The version: given ("v1"), or NULL: discovered at creation (the group's preferred version
+     * that serves the resource; none: the reconciler fails to start, naming the resource). */
+    const char *version;
+    int version_of; /* > 0: the version discovered for informer version_of - 1 (a resource served
+                       beside it, e.g. Longhorn's Settings beside its RecurringJobs) */
+    cw_shell_scope scope;
+    const char *label_selector, *field_selector; /* NULL: everything */
+    const char *const *keep;            /* what the cache keeps: these paths (cw_json_keep) */
+    cw_informer_transform_fn transform; /* or this; neither: the whole object */
+    cw_ctrl_index_fn index;             /* NULL: no secondary index */
+    cw_informer_handler_fn handler;     /* NULL: the changed object's key is queued */
+} cw_informer_def;
 
 typedef struct cw_reconciler_ops {
-    const char *name; /* `--controllers` name, logs, metrics' controller label */
+    /* ---- who it is ---- */
+    const char *name; /* `--controllers` name, logs, the metrics' controller label */
     const char
         *summary; /* one line: what it keeps right and which upstream controller it replaces */
     int default_enabled; /* 1: runs when --controllers is not given (it fights no upstream
                             controller) */
-    int (*create)(const cw_reconciler_env *env, void **self, cw_error *err);
-    int (*start)(void *self, cw_error *err); /* its informers */
-    /* 1 when its caches are filled; else 0 with why (for /readyz). */
-    int (*synced)(void *self, char *why, size_t whylen);
-    int (*enqueue_all)(void *self); /* every key it owns, once */
-    cw_ctrl_reconcile_fn reconcile; /* ud is self */
-    void (*tick)(void *self);       /* may be NULL: housekeeping about once a second */
-    void (*stop)(void *self);       /* its informers; the workers are already stopped */
-    void (*destroy)(void *self);    /* frees what create made; self may be NULL */
+    const char *object;  /* what a key names, for messages ("RecurringJob", "backup queue") */
+    const char *verbs;   /* its write verbs, for the writes metric's help */
+
+    /* ---- its flags ---- */
+    /* Option rows (lib/opts.h). A flag two reconcilers read is the same row (name and target) in
+     * both; cmd/controller.c collects every reconciler's rows, each flag once. */
+    const cw_opt *opts;
+    size_t nopts;
+    /* Its config: config_size zeroed bytes (a struct beginning with a cw_reconciler_config) that
+     * config_init fills from the flags, once at start-up for every reconciler (enabled or not, so
+     * a bad flag is a usage error whatever runs): CW_EUSAGE or CW_EINVAL naming the flag.
+     * config_fini (may be NULL) frees what init made, also after a failed init. */
+    size_t config_size;
+    int (*config_init)(void *cfg, cw_error *err);
+    void (*config_fini)(void *cfg);
+
+    /* ---- what it reads ---- */
+    const cw_informer_def *informers; /* started in this order, stopped and freed in reverse
+                                           (a handler may read an earlier informer's cache) */
+    size_t ninformers;
+
+    /* ---- what it does ---- */
+    /* Its own state besides the informers (NULL: none), made after them, freed after them. */
+    int (*init)(cw_shell *s, void **state, cw_error *err);
+    void (*fini)(void *state);
+    int (*enqueue_all)(cw_shell *s); /* NULL: every key of informers[0] */
+    /* One key: read, decide, write through the shell (controller/core/shell.h). Return the API's
+     * answer as it came: the shell turns 409, 404 and the rest into outcomes and retries. */
+    int (*reconcile)(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err);
+    void (*tick)(cw_shell *s); /* NULL: none; housekeeping about once a second, leader only */
+    int conflict_ms;           /* after a 409, decide again this soon (0: 1000) */
 } cw_reconciler_ops;
+
+/* Shorthands for the descriptor's common parts: an informer's resource (version NULL:
+ * discovered); a reconciler's names; its tables with their counts; its config's type and
+ * functions; its state's. */
+#define CW_INFORMER_RESOURCE(name_, group_, version_, resource_)                                   \
+    .name = (name_), .group = (group_), .version = (version_), .resource = (resource_)
+#define CW_RECONCILER_NAMED(name_, object_, verbs_)                                                \
+    .name = (name_), .object = (object_), .verbs = (verbs_)
+#define CW_RECONCILER_STATE(init_, fini_) .init = (init_), .fini = (fini_)
+#define CW_RECONCILER_TABLES(opts_, informers_)                                                    \
+    .opts = (opts_), .nopts = sizeof(opts_) / sizeof((opts_)[0]), .informers = (informers_),       \
+    .ninformers = sizeof(informers_) / sizeof((informers_)[0])
+#define CW_RECONCILER_CONFIG(type_, init_, fini_)                                                  \
+    .config_size = sizeof(type_), .config_init = (init_), .config_fini = (fini_)
 
 /* Every reconciler this binary has, NULL-terminated (controller/reconcilers.c). */
 extern const cw_reconciler_ops *const cw_reconcilers[];
@@ -58,5 +119,14 @@ int cw_reconcilers_select(const cw_reconciler_ops *const *all, const char *spec,
 /* "schedule, recurringjob, ..." (every name, in order) into buf. */
 void cw_reconcilers_names(const cw_reconciler_ops *const *all, char *buf, size_t len,
                           int defaults_only);
+
+/* Every reconciler's option rows appended to out (cw_opts_append: room for cap, *n there). */
+int cw_reconcilers_opts(const cw_reconciler_ops *const *all, cw_opt *out, size_t cap, size_t *n,
+                        cw_error *err) CW_MUST_CHECK;
+/* Every reconciler's config, into cfgs (room for CW_RECONCILERS_MAX, NULL where none); on
+ * failure the ones made are freed. */
+int cw_reconcilers_configure(const cw_reconciler_ops *const *all, void **cfgs,
+                             cw_error *err) CW_MUST_CHECK;
+void cw_reconcilers_unconfigure(const cw_reconciler_ops *const *all, void **cfgs);
 
 #endif

@@ -6,8 +6,6 @@
 
 #include "lib/json.h"
 
-#define IKEY_MAX 600
-
 int cw_ctrl_object_key(json_object *obj, char *out, size_t outlen, cw_error *err)
 {
     const char *ns = cw_json_path_string(obj, "metadata.namespace");
@@ -19,6 +17,17 @@ int cw_ctrl_object_key(json_object *obj, char *out, size_t outlen, cw_error *err
     if (n < 0 || (size_t)n >= outlen)
         return cw_error_set(err, CW_ELIMIT, "object key longer than %zu bytes", outlen - 1);
     return CW_OK;
+}
+
+int cw_ctrl_key_split(const char *key, char *ns, size_t nslen, const char **name)
+{
+    const char *slash = strchr(key, '/');
+    if (!slash || (size_t)(slash - key) >= nslen)
+        return 0;
+    memcpy(ns, key, (size_t)(slash - key));
+    ns[slash - key] = '\0';
+    *name = slash + 1;
+    return 1;
 }
 
 int cw_ctrl_store_init(cw_ctrl_store *s, cw_ctrl_index_fn index_fn, void *index_ud, cw_error *err)
@@ -56,7 +65,7 @@ void cw_ctrl_store_free(cw_ctrl_store *s)
 
 static void index_remove(cw_ctrl_store *s, const char *key, json_object *obj)
 {
-    char ikey[IKEY_MAX];
+    char ikey[CW_CTRL_KEY_MAX];
     if (!obj || !s->index_fn || !s->index_fn(s->index_ud, obj, ikey, sizeof(ikey)))
         return;
     cw_strlist *keys = cw_strmap_get_s(&s->index, ikey);
@@ -74,7 +83,7 @@ static void index_remove(cw_ctrl_store *s, const char *key, json_object *obj)
 
 static int index_add(cw_ctrl_store *s, const char *key, json_object *obj)
 {
-    char ikey[IKEY_MAX];
+    char ikey[CW_CTRL_KEY_MAX];
     if (!s->index_fn || !s->index_fn(s->index_ud, obj, ikey, sizeof(ikey)))
         return CW_OK;
     cw_strlist *keys = cw_strmap_get_s(&s->index, ikey);

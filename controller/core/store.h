@@ -23,6 +23,13 @@ typedef struct cw_ctrl_store {
     void *index_ud;
 } cw_ctrl_store;
 
+/* Room for any work or cache key: "namespace/name" (253 + 1 + 253 and a NUL), or an index key. */
+#define CW_CTRL_KEY_MAX 600
+
+/* "namespace/name" split: the namespace into ns (nslen bytes), *name pointing into key. 0 when
+ * key has no '/' or the namespace does not fit. */
+int cw_ctrl_key_split(const char *key, char *ns, size_t nslen, const char **name);
+
 /* The cache key of an object: "namespace/name", or "name" without a namespace. CW_EINVAL when
  * metadata.name is missing, CW_ELIMIT when it does not fit. */
 int cw_ctrl_object_key(json_object *obj, char *out, size_t outlen, cw_error *err) CW_MUST_CHECK;

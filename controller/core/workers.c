@@ -112,14 +112,3 @@ void cw_ctrl_workers_free(cw_ctrl_workers *w)
     free(w->threads);
     memset(w, 0, sizeof(*w));
 }
-
-void cw_ctrl_count_write(cw_metric *m, const char *verb, int rc)
-{
-    const char *result = rc == CW_OK          ? "ok"
-                         : rc == CW_ECONFLICT ? "conflict"
-                         : rc == CW_ENOTFOUND ? "not_found"
-                                              : "error";
-    const char *v[] = {verb, result};
-    if (m)
-        cw_metrics_add(m, v, 1);
-}

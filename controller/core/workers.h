@@ -51,9 +51,6 @@ int cw_ctrl_workers_start(cw_ctrl_workers *w, const cw_ctrl_workers_config *cfg,
 /* Lets the reconciles in progress finish, then joins the threads. Shuts the queue down. */
 void cw_ctrl_workers_stop(cw_ctrl_workers *w);
 void cw_ctrl_workers_free(cw_ctrl_workers *w);
-/* Counts one API write in a reconciler's {verb,result} counter (m may be NULL); result is ok,
- * conflict (409), not_found (404) or error, from the write's return code. */
-void cw_ctrl_count_write(cw_metric *m, const char *verb, int rc);
 /* Applies a reconcile's result to the queue (what a worker does after each key). */
 void cw_ctrl_workers_settle(cw_queue *q, const char *key, int rc, const cw_ctrl_result *res);
 

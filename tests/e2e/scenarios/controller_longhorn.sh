@@ -34,8 +34,9 @@ ctl() {
 }
 log_of() { printf '%s/logs/%s.log' "$CW_E2E_DIR" "$1"; }
 port_of() { grep -o 'metrics_port=[0-9]*' "$(log_of "$1")" | sed -n 1p | cut -d= -f2; }
-# The sum of a metric family's samples whose labels contain FILTER.
-metric_sum() { curl -fsS "http://127.0.0.1:$(port_of "$1")/metrics" | awk -v m="$2" -v f="${3:-}" 'index($1, m) == 1 && index($1, f) {s += $2} END {print s + 0}'; }
+# The sum of a metric family's samples whose labels contain FILTER; "missing" when the process
+# does not export the family at all (a renamed or unregistered metric is no zero).
+metric_sum() { curl -fsS "http://127.0.0.1:$(port_of "$1")/metrics" | awk -v m="$2" -v f="${3:-}" '$1 == "#" && $2 == "TYPE" && $3 == m {seen = 1} index($1, m) == 1 && index($1, f) {s += $2} END {if (seen) print s + 0; else print "missing"}'; }
 cj() { kc get cronjobs.v1beta1.batch -n "$LH" "$1" -o json; }
 cj_count() { kc get cronjobs.v1beta1.batch -n "$LH" -l "recurring-job.longhorn.io=$1" -o json | jq '.items | length'; }
 has_cj() { [ "$(cj_count "$1")" = 1 ]; }
@@ -162,9 +163,14 @@ EOF2
 wait_for 10 "a warning naming the malformed setting" grep -q 'Error while unmarshal node selector: invalid label zone' "$(log_of ctl1)"
 kc delete settings.longhorn.io -n "$LH" system-managed-components-node-selector >/dev/null
 
-e2e_step "a deleted RecurringJob takes its CronJob with it"
-kc delete recurringjobs.v1beta1.longhorn.io -n "$LH" snapshot-4-0520073e-8a390c6d >/dev/null
+e2e_step "a deleted RecurringJob takes its CronJob with it (cronwarden's own DELETE, not the garbage collector's)"
+# --cascade=orphan: kube-controller-manager's garbage collector strips the CronJob's owner reference
+# instead of deleting it, so only cronwarden's DELETE can make it go.
+DELETES='verb="delete_cronjob",result="ok"'
+deletes=$(metric_sum ctl1 cronwarden_controller_recurringjob_writes_total "$DELETES")
+kc delete recurringjobs.v1beta1.longhorn.io -n "$LH" snapshot-4-0520073e-8a390c6d --cascade=orphan >/dev/null
 wait_for 20 "snapshot-4's CronJob gone" no_cj snapshot-4-0520073e-8a390c6d
+assert_eq "$(metric_sum ctl1 cronwarden_controller_recurringjob_writes_total "$DELETES")" "$((deletes + 1))" "cronwarden's own DELETE of the CronJob"
 
 e2e_step "a volume stripped of every job label gets the default group back"
 kc label volumes.v1beta1.longhorn.io -n "$LH" labelled recurring-job.longhorn.io/hourly- >/dev/null

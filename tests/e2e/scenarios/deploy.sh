@@ -23,6 +23,8 @@ export CRONWARDEN_E2E_USERS
 
 D=$CW_SOURCE_DIR/deploy
 BIN=${CW_BINARY:-$CW_SOURCE_DIR/build/cmd/cronwarden} # for e2e_bg, which needs a command
+# Legacy volumes the upgrade Job's resources are measured on (tests/README.md: 20000 on request).
+SCALE_N=${CW_DEPLOY_VOLUMES:-2000}
 NS=longhorn-system # the namespace the shipped manifests name
 CW_NS=cronwarden
 
@@ -431,6 +433,86 @@ assert_json "$(cat "$E2E_DIR/report.json")" '.summary | [.errors, .volumes.migra
 assert_contains "$(cat "$CW_E2E_DIR/logs/webhook.log")" "kind=longhorn.io/v1beta2/RecurringJob namespace=$NS name=snapshot-4-0520073e-8a390c6d operation=CREATE dry_run=false allowed=true"
 cw migrate --namespace "$NS" --kubeconfig="$CW_E2E_DIR/kubeconfig-migrator" --report "$E2E_DIR/rerun.json" >/dev/null 2>&1 || true
 assert_json "$(cat "$E2E_DIR/rerun.json")" '.summary | [.volumes.toMigrate, .recurringJobs.toCreate, .cronJobs.toDelete, .errors, .changesPending]' '[0,0,0,0,false]' "rerun"
+
+# ---- what the Job and the audit need ---------------------------------------------------------
+e2e_step "resources at $SCALE_N volumes: the audit's and the Job's peak memory and emptyDirs against what they ship"
+# docs/deploy.md, "Sizing the upgrade Job": the shipped requests, limits and sizeLimits are for up
+# to SCALE_MAX volumes. Measured here with the shipped arguments (namespace and report directory
+# aside) on SCALE_N legacy volumes seeded as bench_migrate_online seeds them, in a namespace the
+# webhook leaves alone (it refuses legacy volumes), as admin: peak RSS (what the memory limit
+# bounds; GNU time), the item file (the log's item_file_bytes: what /tmp holds) and the Job's
+# report (what /report holds). Memory is flat but for the planner's 64 bytes per volume; the
+# files grow with the volumes. Each projected to SCALE_MAX must fit: memory within the request
+# (the limit is twice the request), each file twice over within its emptyDir's sizeLimit.
+SCALE_MAX=100000
+SEED=${CW_BENCH_MIGRATE_ONLINE:-$(dirname "$BIN")/../bench/bench_migrate_online}
+[ -x "$SEED" ] || e2e_fail "no seeding tool at $SEED (build the bench_migrate_online target, or set CW_BENCH_MIGRATE_ONLINE)"
+SCALE_NS=$(e2e_namespace scale)
+assert_ok kc label namespace "$SCALE_NS" cronwarden.io/admission=disabled
+t0=$(date +%s)
+assert_ok "$SEED" seed "$KUBECONFIG" "$SCALE_NS" "$SCALE_N"
+e2e_log "seeded $SCALE_N volumes in $(( $(date +%s) - t0 )) s"
+# bytes QUANTITY: a Kubernetes quantity (Ki, Mi, Gi) in bytes; mib BYTES: for messages.
+bytes() {
+  case $1 in
+    *Ki) echo $(( ${1%Ki} << 10 )) ;; *Mi) echo $(( ${1%Mi} << 20 )) ;; *Gi) echo $(( ${1%Gi} << 30 )) ;;
+    *) e2e_fail "unexpected quantity '$1'" ;;
+  esac
+}
+mib() { awk -v b="$1" 'BEGIN { printf "%.1f MiB", b / 1048576 }'; }
+# measure NAME ARGS...: the binary with ARGS, its /tmp in $E2E_DIR/NAME/tmp, under GNU time; sets
+# rc, peak (bytes) and tmp (the item file's bytes, from the log in text or JSON).
+measure() {
+  local name=$1 t0
+  shift
+  mkdir -p "$E2E_DIR/$name/tmp"
+  rc=0 t0=$(date +%s)
+  POD_NAME="$name-scale" TMPDIR="$E2E_DIR/$name/tmp" /usr/bin/time -f '%M' -o "$E2E_DIR/$name/time" \
+    "$BIN" "$@" > "$E2E_DIR/$name/out" 2> "$E2E_DIR/$name/err" || rc=$?
+  peak=$(( $(tail -n 1 "$E2E_DIR/$name/time") * 1024 ))
+  tmp=$(grep 'migrate finished' "$E2E_DIR/$name/err" | sed -n 's/.*item_file_bytes["=:]*\([0-9]*\).*/\1/p')
+  [ -n "$tmp" ] || e2e_fail "$name: no item_file_bytes in its log: $(tail -3 "$E2E_DIR/$name/err")"
+  e2e_log "$name: $SCALE_N volumes in $(( $(date +%s) - t0 )) s, exit $rc, peak RSS $(mib "$peak"), item file $tmp bytes ($((tmp / SCALE_N)) per volume)"
+}
+# fits NAME WHAT BYTES SIZELIMIT: BYTES at SCALE_N volumes, twice over for SCALE_MAX, within SIZELIMIT.
+fits() {
+  [ $(( 2 * $3 / SCALE_N * SCALE_MAX )) -le "$(bytes "$4")" ] ||
+    e2e_fail "$1: $2 of $(( $3 / SCALE_N )) bytes per volume; twice that for $SCALE_MAX volumes is above its sizeLimit $4"
+}
+# resources NAME OBJECT PODPATH: the measured peak and item file against the Pod's resources.
+resources() {
+  local c="$3.containers[0]" request limit at_max
+  request=$(jq -r "$c.resources.requests.memory" <<<"$2")
+  limit=$(jq -r "$c.resources.limits.memory" <<<"$2")
+  [ "$(bytes "$limit")" -ge $(( 2 * $(bytes "$request") )) ] || e2e_fail "$1: the memory limit $limit is not twice the request $request"
+  fits "$1" "item file" "$tmp" "$(jq -r "$3.volumes[] | select(.name == \"tmp\") | .emptyDir.sizeLimit" <<<"$2")"
+  if grep -q __asan_init "$BIN" 2>/dev/null; then
+    e2e_log "$1: an ASan binary, whose shadow memory is no measure of the Pod's: memory not checked"
+    return
+  fi
+  at_max=$(( peak + 64 * (SCALE_MAX - SCALE_N) ))
+  [ "$at_max" -le "$(bytes "$request")" ] ||
+    e2e_fail "$1: peak RSS $(mib "$peak") at $SCALE_N volumes, $(mib "$at_max") at $SCALE_MAX: above the request $request"
+  e2e_log "$1: peak RSS $(mib "$peak"), $(mib "$at_max") projected to $SCALE_MAX volumes: within the request $request (limit $limit)"
+}
+
+mapfile -t SCALE_ARGS < <(printf '%s\n' "${AUDIT_ARGS[@]}" | sed "s#^--namespace=.*#--namespace=$SCALE_NS#")
+measure audit "${SCALE_ARGS[@]}"
+assert_eq 0 "$rc" "the audit's exit status at $SCALE_N volumes (log: $(tail -3 "$E2E_DIR/audit/err"))"
+assert_json "$(cat "$E2E_DIR/audit/out")" '[.dryRun, .summary.volumes.toMigrate, .summary.errors]' "[\"server\",$SCALE_N,0]" "the audit's report"
+resources audit "$cj" "$jpod"
+
+mkdir -p "$E2E_DIR/job/report"
+mapfile -t SCALE_ARGS < <(printf '%s\n' "${JOB_ARGS[@]}" |
+  sed "s#^--namespace=.*#--namespace=$SCALE_NS#; s#^--report=.*#--report=$E2E_DIR/job/report/report.json#")
+measure job "${SCALE_ARGS[@]}"
+assert_eq 0 "$rc" "the Job's exit status at $SCALE_N volumes (log: $(tail -3 "$E2E_DIR/job/err"))"
+assert_json "$(cat "$E2E_DIR/job/report/report.json")" '.summary | [.volumes.scanned, .volumes.toMigrate, .volumes.migrated, .errors]' \
+  "[$SCALE_N,$SCALE_N,$SCALE_N,0]" "every volume migrated"
+resources job "$job" "$jp"
+report=$(stat -c %s "$E2E_DIR/job/report/report.json")
+e2e_log "job: report $report bytes ($((report / SCALE_N)) per volume)"
+fits job report "$report" "$(jq -r "$jp.volumes[] | select(.name == \"report\") | .emptyDir.sizeLimit" <<<"$job")"
 
 # ---- the controller ----------------------------------------------------------------------------
 e2e_step "controller RBAC: exactly the calls deploy/controller/rbac.yaml documents"

@@ -76,6 +76,37 @@ static void dotted_path_walks_objects(void **state)
     json_object_put(o);
 }
 
+static void keep_copies_only_the_members_named(void **state)
+{
+    (void)state;
+    static const char *const paths[] = {"metadata.name", "metadata.labels|a.b/c", "status.phase",
+                                        "spec.missing",  "metadata.labels|x/y",   NULL};
+    json_object *o = json_tokener_parse(
+        "{\"metadata\":{\"name\":\"v\",\"uid\":\"u\",\"labels\":{\"a.b/c\":\"1\",\"d\":\"2\"}},"
+        "\"spec\":{\"big\":[1,2,3]},\"status\":{\"phase\":\"Done\",\"n\":3}}");
+    json_object *k = cw_json_keep(o, paths);
+    assert_string_equal(cw_json_compact(k), "{\"metadata\":{\"name\":\"v\",\"labels\":{\"a.b/c\":"
+                                            "\"1\"}},\"status\":{\"phase\":\"Done\"}}");
+    json_object_put(o); /* the kept members are shared, not freed with the original */
+    assert_string_equal(cw_json_path_string(k, "status.phase"), "Done");
+    json_object_put(k);
+}
+
+static void owner_references_as_kubernetes_writes_them(void **state)
+{
+    (void)state;
+    json_object *gc = cw_json_owner_refs("longhorn.io/v1beta2", "RecurringJob", "daily", "u-1", 0);
+    json_object *ctl = cw_json_owner_refs("velero.io/v1", "Schedule", "nightly", "u-2", 1);
+    assert_string_equal(cw_json_compact(gc),
+                        "[{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":"
+                        "\"RecurringJob\",\"name\":\"daily\",\"uid\":\"u-1\"}]");
+    assert_string_equal(cw_json_compact(ctl),
+                        "[{\"apiVersion\":\"velero.io/v1\",\"kind\":\"Schedule\",\"name\":"
+                        "\"nightly\",\"uid\":\"u-2\",\"controller\":true}]");
+    json_object_put(gc);
+    json_object_put(ctl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -83,6 +114,8 @@ int main(void)
         cmocka_unit_test(typed_getters_name_the_field),
         cmocka_unit_test(patch_ops_are_built_in_order),
         cmocka_unit_test(dotted_path_walks_objects),
+        cmocka_unit_test(keep_copies_only_the_members_named),
+        cmocka_unit_test(owner_references_as_kubernetes_writes_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,32 @@ static void durations_parse_like_go(void **state)
     }
 }
 
+/* Tables put together from parts: a row two parts share (same name, same target) is kept once;
+ * the same name for another target is refused. */
+static void tables_append_each_flag_once(void **state)
+{
+    (void)state;
+    static char *a, *b;
+    static const cw_opt one[] = {CW_OPT_STR("ns", "NS", &a, "", "the namespace"),
+                                 CW_OPT_DUR("every", &s.grace, "1m", "how often")};
+    static const cw_opt two[] = {CW_OPT_STR("ns", "NS", &a, "", "the namespace"),
+                                 CW_OPT_FLAG("yes", &s.self_signed, "false", "say yes")};
+    static const cw_opt clash[] = {CW_OPT_STR("ns", "NS", &b, "", "another namespace")};
+    cw_opt out[3];
+    size_t n = 0;
+    cw_error err;
+    cw_error_init(&err);
+    assert_int_equal(cw_opts_append(out, 3, &n, one, 2, &err), CW_OK);
+    assert_int_equal(cw_opts_append(out, 3, &n, two, 2, &err), CW_OK);
+    assert_int_equal(n, 3);
+    assert_string_equal(out[2].name, "yes");
+    assert_int_equal(cw_opts_append(out, 3, &n, clash, 1, &err), CW_EINVAL);
+    assert_string_equal(err.message, "two different options are called --ns");
+    static const cw_opt more[] = {CW_OPT_NUM("n", &s.threads, "1", 1, 9, "a number")};
+    assert_int_equal(cw_opts_append(out, 3, &n, more, 1, &err), CW_ELIMIT);
+    assert_string_equal(err.message, "more than 3 options");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +334,7 @@ int main(void)
         cmocka_unit_test(flags_and_arguments_interleave),
         cmocka_unit_test(overridden_values_are_not_validated),
         cmocka_unit_test(durations_parse_like_go),
+        cmocka_unit_test(tables_append_each_flag_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,9 +2,11 @@
 #ifndef CW_TEST_PLAN_HELPERS_H
 #define CW_TEST_PLAN_HELPERS_H
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "defaults/policy.h"
 #include "lib/buf.h"
@@ -28,8 +30,10 @@ static int test_feed(void *ud, const cw_load_unit *u, cw_error *err)
     return cw_plan_add(&t->plan, u->obj, where, err);
 }
 
-/* Plans `yaml`; returns the first error code of loading/adding (plan still finished when 0). */
-static int test_plan_run(test_plan *t, const char *yaml, cw_names_scheme scheme, int default_group)
+/* Plans `yaml` with its item file in scratch_dir (NULL: $TMPDIR or /tmp); returns the first error
+ * code of loading/adding (plan still finished when 0). */
+static int test_plan_run_in(test_plan *t, const char *yaml, cw_names_scheme scheme,
+                            int default_group, const char *scratch_dir)
 {
     cw_error_init(&t->err);
     assert_int_equal(cw_tzdb_init(&t->tz, NULL, &t->err), CW_OK);
@@ -38,12 +42,32 @@ static int test_plan_run(test_plan *t, const char *yaml, cw_names_scheme scheme,
     cw_plan_config cfg = {.scheme = scheme,
                           .namespace = "longhorn-system",
                           .policy = &t->policy,
-                          .default_group = default_group};
+                          .default_group = default_group,
+                          .scratch_dir = scratch_dir};
     assert_int_equal(cw_plan_init(&t->plan, &cfg, &t->err), CW_OK);
     t->add_rc = cw_load_text("test.yaml", yaml, strlen(yaml), test_feed, t, &t->err);
     if (t->add_rc == CW_OK)
         t->add_rc = cw_plan_finish(&t->plan, &t->err);
     return t->add_rc;
+}
+
+static __attribute__((unused)) int test_plan_run(test_plan *t, const char *yaml,
+                                                 cw_names_scheme scheme, int default_group)
+{
+    return test_plan_run_in(t, yaml, scheme, default_group, NULL);
+}
+
+/* A disk failing under the plan's item file: /proc/self/mem takes the file's descriptor, and
+ * reading it at the small offsets of a test plan (addresses never mapped) fails with EIO. */
+#define TEST_ITEM_FILE_EIO "cannot read the plan's item file in /tmp: Input/output error"
+static __attribute__((unused)) void test_plan_break_item_file(cw_plan *p)
+{
+    assert_true(p->store.fd >= 0);
+    assert_true(p->store.end < 65536);
+    int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+    assert_true(mem >= 0);
+    assert_int_equal(dup2(mem, p->store.fd), p->store.fd);
+    close(mem);
 }
 
 static void test_plan_free(test_plan *t)
@@ -69,7 +93,12 @@ static __attribute__((unused)) char *test_plan_describe(const cw_plan *p)
     free(idx);
     static const char *kinds[] = {"Volume", "StorageClass", "ConfigMap"};
     for (size_t kd = 0; kd < 3; kd++) {
-        idx = cw_plan_sorted_items(p, kinds[kd], &n);
+        cw_error serr;
+        cw_error_init(&serr);
+        if (cw_plan_sorted_items(p, kinds[kd], &idx, &n, &serr) != CW_OK) {
+            cw_buf_printf(&b, "sorted %s: %s\n", kinds[kd], serr.message);
+            continue;
+        }
         for (size_t k = 0; k < n; k++) {
             cw_plan_item item, *it = &item;
             cw_error err;

@@ -1,5 +1,5 @@
 /* migrate/apply: how legacy CronJobs are cut into deletecollection batches (one label selector
- * `longhornvolume in (...)` each), exactly. */
+ * `longhornvolume in (...)` each), exactly; a failing item file stops the run with its error. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include "migrate/apply.h"
+#include "migrate/scbackup.h"
+#include "plan_helpers.h"
 
 #define MAXJ 8
 
@@ -76,10 +78,45 @@ static void cronjob_batches(void **state)
     }
 }
 
+/* The volumes' and the StorageClasses' passes read their order from the plan's item file first:
+ * a read that fails stops the run with that error (it said "out of memory"), before any request
+ * (there is no client here to make one). */
+static void a_failing_item_file_stops_the_run(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *yaml;
+        int scbackup; /* 0: cw_apply_run (no job to create: volumes first), 1: cw_scbackup_run */
+    } runs[] = {
+        {"apiVersion: longhorn.io/v1beta1\nkind: Volume\nmetadata: {name: a, namespace: "
+         "longhorn-system}\nspec: {recurringJobs: []}\n",
+         0},
+        {"apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: lh}\nprovisioner: "
+         "driver.longhorn.io\nparameters: {recurringJobs: '[]'}\n",
+         1},
+    };
+    for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+        test_plan t;
+        assert_int_equal(test_plan_run_in(&t, runs[k].yaml, CW_NAMES_XXH32, 1, "/tmp"), CW_OK);
+        assert_int_equal(cw_plan_item_action(&t.plan, 0), CW_ACT_MIGRATE);
+        test_plan_break_item_file(&t.plan);
+        cw_apply a = {.cfg = {.namespace = "longhorn-system", .parallel = 1}};
+        cw_error err;
+        cw_error_init(&err);
+        int rc =
+            runs[k].scbackup ? cw_scbackup_run(&a, &t.plan, &err) : cw_apply_run(&a, &t.plan, &err);
+        assert_int_equal(rc, CW_EIO);
+        assert_string_equal(err.message, TEST_ITEM_FILE_EIO);
+        assert_int_equal(cw_plan_item_result(&t.plan, 0), CW_RES_PENDING);
+        test_plan_free(&t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cronjob_batches),
+        cmocka_unit_test(a_failing_item_file_stops_the_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

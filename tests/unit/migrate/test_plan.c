@@ -410,6 +410,71 @@ static void rewrite_keeps_and_migrates(void **state)
 
 /* Volume i of the many below: 200-character names so that the sort keys fill several 1 MiB
  * chunks (plan_items.c merges their runs from the item file); two namespaces; one or two jobs. */
+/* A StorageClass (its merged selector is derived at finish) and a volume with a job. */
+#define SC_AND_VOLUME                                                                              \
+    "apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: lh}\nprovisioner: "       \
+    "driver.longhorn.io\nparameters:\n  recurringJobs: '[{\"name\":\"s6\",\"task\":\"snapshot\","  \
+    "\"cron\":\"0 */6 * * *\",\"retain\":4}]'\n" VOL("v1", JOBS SNAP6H)
+#define SC_AND_VOLUME_PLAN                                                                         \
+    "job " N_SNAP " create\n"                                                                      \
+    "Volume longhorn-system/v1 migrate +" L(                                                       \
+        N_SNAP) "\n"                                                                               \
+                "StorageClass lh migrate selector=[{\"name\":\"" N_SNAP "\",\"isGroup\":false}]\n"
+
+/* A plan is finished once: a second cw_plan_finish (which used to decide every item again and
+ * leak the StorageClass's first selector) and a cw_plan_add after the finish are refused, and the
+ * plan stays as the first finish left it. */
+static void finished_once(void **state)
+{
+    (void)state;
+    test_plan t;
+    assert_int_equal(test_plan_run(&t, SC_AND_VOLUME, CW_NAMES_XXH32, 1), CW_OK);
+    char *first = test_plan_describe(&t.plan);
+    assert_string_equal(first, SC_AND_VOLUME_PLAN);
+    cw_error err;
+    cw_error_init(&err);
+    assert_int_equal(cw_plan_finish(&t.plan, &err), CW_EINVAL);
+    assert_string_equal(err.message, "the plan is already finished: it is finished once");
+    json_object *vol =
+        json_tokener_parse("{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":"
+                           "\"Volume\",\"metadata\":{\"name\":\"late\",\"namespace\":"
+                           "\"longhorn-system\"},\"spec\":{\"recurringJobs\":[]}}");
+    assert_non_null(vol);
+    cw_error_init(&err);
+    assert_int_equal(cw_plan_add(&t.plan, vol, NULL, &err), CW_EINVAL);
+    assert_string_equal(err.message, "the plan is already finished: no object can be added to it");
+    json_object_put(vol);
+    char *again = test_plan_describe(&t.plan);
+    assert_string_equal(again, first);
+    assert_int_equal(t.plan.nitems, 2);
+    free(first);
+    free(again);
+    test_plan_free(&t);
+}
+
+/* The sorted views read the item file: a read that fails is reported as it is, not as "out of
+ * memory". */
+static void sorted_views_report_a_failing_item_file(void **state)
+{
+    (void)state;
+    test_plan t;
+    assert_int_equal(test_plan_run_in(&t, SC_AND_VOLUME, CW_NAMES_XXH32, 1, "/tmp"), CW_OK);
+    test_plan_break_item_file(&t.plan);
+    size_t n = 7, *idx = (size_t *)&n;
+    cw_error err;
+    cw_error_init(&err);
+    assert_int_equal(cw_plan_sorted_items(&t.plan, "Volume", &idx, &n, &err), CW_EIO);
+    assert_string_equal(err.message, TEST_ITEM_FILE_EIO);
+    assert_null(idx);
+    assert_int_equal(n, 0);
+    idx = (size_t *)&n;
+    cw_error_init(&err);
+    assert_int_equal(cw_plan_sorted_sources(&t.plan, &t.plan.jobs[0], &idx, &err), CW_EIO);
+    assert_string_equal(err.message, TEST_ITEM_FILE_EIO);
+    assert_null(idx);
+    test_plan_free(&t);
+}
+
 static json_object *many_volume(size_t i)
 {
     char name[256], buf[1024];
@@ -457,10 +522,10 @@ static void check_orders(const char *scratch_dir)
     assert_int_equal(cw_plan_finish(&p, &err), CW_OK);
     assert_true(p.store.end > 3 * (1u << 20)); /* the runs are in the file (or its memory) */
 
-    size_t n, *idx = cw_plan_sorted_items(&p, "Volume", &n);
+    size_t n, *idx;
     cw_plan_item prev, it;
     memset(&prev, 0, sizeof(prev));
-    assert_non_null(idx);
+    assert_int_equal(cw_plan_sorted_items(&p, "Volume", &idx, &n, &err), CW_OK);
     assert_int_equal(n, N);
     for (size_t k = 0; k < n; k++) {
         assert_int_equal(cw_plan_item_load(&p, idx[k], &it, &err), CW_OK);
@@ -478,8 +543,8 @@ static void check_orders(const char *scratch_dir)
     assert_int_equal(p.njobs, 4);
     size_t total = 0;
     for (size_t j = 0; j < p.njobs; j++) {
-        size_t *src = cw_plan_sorted_sources(&p, &p.jobs[j]);
-        assert_non_null(src);
+        size_t *src;
+        assert_int_equal(cw_plan_sorted_sources(&p, &p.jobs[j], &src, &err), CW_OK);
         memset(&prev, 0, sizeof(prev));
         for (size_t s = 0; s < p.jobs[j].nsrcs; s++) {
             assert_int_equal(cw_plan_item_load(&p, src[s], &it, &err), CW_OK);
@@ -518,6 +583,8 @@ int main(void)
         cmocka_unit_test(changed_object_is_not_half_migrated),
         cmocka_unit_test(rewrite_keeps_and_migrates),
         cmocka_unit_test(orders_beyond_one_sort_chunk),
+        cmocka_unit_test(finished_once),
+        cmocka_unit_test(sorted_views_report_a_failing_item_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,12 +168,49 @@ static void streamed_json_equals_the_tree(void **state)
     }
 }
 
+/* Every report form stops at a failing item file with the read's own error (it said "out of
+ * memory"): a plan with a job reads its sources first, one without jobs the items' order. */
+static void a_failing_item_file_is_the_reports_error(void **state)
+{
+    (void)state;
+    static const char *yamls[] = {
+        VOLUME("a", "[{name: s, task: snapshot, cron: '0 1 * * *', retain: 2}]"),
+        VOLUME("d", "[]"),
+    };
+    for (size_t k = 0; k < sizeof(yamls) / sizeof(yamls[0]); k++) {
+        for (int form = 0; form < 3; form++) {
+            test_plan t;
+            print_message("case %zu, form %d\n", k, form);
+            assert_int_equal(test_plan_run_in(&t, yamls[k], CW_NAMES_XXH32, 1, "/tmp"), CW_OK);
+            test_plan_break_item_file(&t.plan);
+            cw_report_info info = {.mode = "offline", .files = 1};
+            cw_error err;
+            cw_error_init(&err);
+            json_object *r = NULL;
+            cw_buf b;
+            cw_buf_init(&b);
+            FILE *devnull = fopen("/dev/null", "w");
+            assert_non_null(devnull);
+            int rc = form == 0   ? cw_report_json(&t.plan, &info, &r, &err)
+                     : form == 1 ? cw_report_json_write(&t.plan, &info, &b, NULL, &err)
+                                 : cw_report_text(&t.plan, &info, devnull, &err);
+            assert_int_equal(rc, CW_EIO);
+            assert_string_equal(err.message, TEST_ITEM_FILE_EIO);
+            assert_null(r);
+            fclose(devnull);
+            cw_buf_free(&b);
+            test_plan_free(&t);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(summary_and_exit_codes),
         cmocka_unit_test(json_report_of_one_migration),
         cmocka_unit_test(streamed_json_equals_the_tree),
+        cmocka_unit_test(a_failing_item_file_is_the_reports_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,456 @@
+#include "controller/core/shell.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/json.h"
+#include "lib/log.h"
+
+int cw_shell_metrics_register(cw_metrics *m, cw_shell_metrics *out, cw_error *err)
+{
+    static const char *const ctl_verb[] = {"controller", "verb", NULL};
+    static const char *const ctl_reason[] = {"controller", "reason", NULL};
+    static const char *const ctl[] = {"controller", NULL};
+    int rc;
+    if ((rc = cw_metrics_counter(m, "cronwarden_controller_forbidden_writes_total",
+                                 "API writes the API server refused with 403 Forbidden, by "
+                                 "controller and verb (the RBAC lacks a verb; a Warning Event on "
+                                 "the object says which).",
+                                 ctl_verb, &out->forbidden, err)) ||
+        (rc = cw_metrics_gauge(m, "cronwarden_controller_standing_down",
+                               "1 while a controller stands down (makes no writes), by the "
+                               "reason; its log line says why and which flag overrides it.",
+                               ctl_reason, &out->standing, err)) ||
+        (rc = cw_metrics_counter(m, "cronwarden_controller_write_wars_total",
+                                 "Objects a controller stopped writing because another writer "
+                                 "kept undoing its writes (more than 3 times in 10 minutes).",
+                                 ctl, &out->wars, err)))
+        return rc;
+    return CW_OK;
+}
+
+/* ---- making and running ---- */
+
+static int writes_metric(cw_shell *s, cw_error *err)
+{
+    static const char *const verb_result[] = {"verb", "result", NULL};
+    char name[128], help[512];
+    size_t n = (size_t)snprintf(name, sizeof(name), "cronwarden_controller_");
+    for (const char *p = s->r->name; *p && n + 1 < sizeof(name); p++)
+        if (*p != '-')
+            name[n++] = *p;
+    snprintf(name + n, sizeof(name) - n, "_writes_total");
+    snprintf(help, sizeof(help),
+             "API writes of the %s reconciler by verb (%s) and result (ok, conflict, not_found, "
+             "error).",
+             s->r->name, s->r->verbs ? s->r->verbs : "");
+    return s->env.metrics
+               ? cw_metrics_counter(s->env.metrics, name, help, verb_result, &s->m_writes, err)
+               : CW_OK;
+}
+
+/* Every informer's version: given, discovered, or another informer's. */
+static int discover(cw_shell *s, cw_error *err)
+{
+    for (size_t i = 0; i < s->r->ninformers; i++) {
+        const cw_informer_def *d = &s->r->informers[i];
+        struct cw_shell_informer *si = &s->infs[i];
+        if (d->version_of > 0 && (size_t)d->version_of <= i) {
+            memcpy(si->version, s->infs[d->version_of - 1].version, sizeof(si->version));
+        } else if (d->version) {
+            snprintf(si->version, sizeof(si->version), "%s", d->version);
+        } else if (cw_kube_pick_version(s->env.kube, d->group, d->resource, si->version,
+                                        sizeof(si->version), err) != CW_OK) {
+            return cw_error_prefix(err, "%s reconciler", s->r->name);
+        }
+        snprintf(si->api_version, sizeof(si->api_version), "%s%s%s", d->group, *d->group ? "/" : "",
+                 si->version);
+    }
+    return CW_OK;
+}
+
+static json_object *keep(void *paths, json_object *obj)
+{
+    return cw_json_keep(obj, paths);
+}
+
+static int make_informers(cw_shell *s, cw_error *err)
+{
+    for (; s->ninit < s->r->ninformers; s->ninit++) {
+        const cw_informer_def *d = &s->r->informers[s->ninit];
+        cw_informer_config c = {
+            .name = d->name,
+            .kube = s->env.kube,
+            .resource = cw_shell_resource(s, s->ninit, d->scope == CW_SHELL_HOME ? s->home : NULL),
+            .label_selector = d->label_selector,
+            .field_selector = d->field_selector,
+            .page_size = s->env.page_size,
+            .transform = d->keep ? keep : d->transform,
+            .transform_ud = d->keep ? (void *)d->keep : s,
+            .index = d->index,
+            .index_ud = s,
+            .handler = d->handler,
+            .handler_ud = s,
+            .queue = s->env.queue,
+            .metrics = s->env.informer_metrics,
+        };
+        int rc = cw_informer_init(&s->infs[s->ninit].inf, &c, err);
+        if (rc != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+int cw_shell_new(const cw_reconciler_ops *r, const cw_shell_env *env, cw_shell **out, cw_error *err)
+{
+    cw_shell *s = calloc(1, sizeof(*s));
+    int rc;
+    *out = NULL;
+    if (!s || !(s->infs = calloc(r->ninformers ? r->ninformers : 1, sizeof(*s->infs)))) {
+        free(s);
+        return cw_error_oom(err);
+    }
+    s->r = r;
+    s->env = *env;
+    const cw_reconciler_config *head = env->config;
+    s->home = head && head->home && *head->home ? head->home : NULL;
+    atomic_init(&s->standing, NULL);
+    if ((rc = cw_ctrl_events_init(&s->events, env->kube, err)) != CW_OK)
+        goto fail;
+    s->events_ok = 1;
+    if ((rc = cw_ctrl_warguard_init(&s->war, err)) != CW_OK)
+        goto fail;
+    s->war_ok = 1;
+    if ((rc = writes_metric(s, err)) != CW_OK || (rc = discover(s, err)) != CW_OK ||
+        (rc = make_informers(s, err)) != CW_OK ||
+        (r->init && (rc = r->init(s, &s->state, err)) != CW_OK))
+        goto fail;
+    *out = s;
+    return CW_OK;
+fail:
+    cw_shell_free(s);
+    return rc;
+}
+
+void cw_shell_free(cw_shell *s)
+{
+    if (!s)
+        return;
+    cw_shell_stop(s);
+    /* Later informers first: their handlers may read the earlier ones' caches. */
+    while (s->ninit > 0)
+        cw_informer_free(&s->infs[--s->ninit].inf);
+    if (s->state && s->r->fini)
+        s->r->fini(s->state);
+    if (s->events_ok)
+        cw_ctrl_events_free(&s->events);
+    if (s->war_ok)
+        cw_ctrl_warguard_free(&s->war);
+    free(s->infs);
+    free(s);
+}
+
+int cw_shell_start(cw_shell *s, cw_error *err)
+{
+    for (; (size_t)s->started < s->ninit; s->started++) {
+        int rc = cw_informer_start(&s->infs[s->started].inf, err);
+        if (rc != CW_OK)
+            return rc;
+    }
+    return CW_OK;
+}
+
+void cw_shell_stop(cw_shell *s)
+{
+    while (s->started > 0)
+        cw_informer_stop(&s->infs[--s->started].inf);
+}
+
+int cw_shell_synced(cw_shell *s, char *why, size_t whylen)
+{
+    cw_informer *infs[32];
+    size_t n = s->ninit < 32 ? s->ninit : 32;
+    for (size_t i = 0; i < n; i++)
+        infs[i] = &s->infs[i].inf;
+    return cw_informers_synced(infs, n, why, whylen);
+}
+
+int cw_shell_enqueue_all(cw_shell *s)
+{
+    if (s->r->enqueue_all)
+        return s->r->enqueue_all(s);
+    return s->ninit ? cw_informer_enqueue_all(&s->infs[0].inf, s->env.queue) : CW_OK;
+}
+
+void cw_shell_tick(cw_shell *s)
+{
+    if (s->r->tick)
+        s->r->tick(s);
+}
+
+/* The one mapping from what a reconcile answered to its outcome and what comes next. */
+int cw_shell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err)
+{
+    cw_shell *s = ud;
+    if (cw_shell_standing_down(s)) {
+        res->outcome = "standing_down";
+        return CW_OK;
+    }
+    int rc = s->r->reconcile(s, key, res, err);
+    switch (rc) {
+    case CW_OK:
+        return CW_OK;
+    case CW_ECONFLICT: /* the cache is behind the object: its watch event brings the new one */
+        cw_log(CW_LOG_DEBUG, "changed meanwhile; deciding again", CW_LS("controller", s->r->name),
+               CW_LS("key", key), CW_LS("error", err->message));
+        res->outcome = "conflict";
+        res->retry = 0;
+        res->requeue_at_ms = cw_shell_now_ms(s) + (s->r->conflict_ms ? s->r->conflict_ms : 1000);
+        return CW_OK;
+    case CW_ENOTFOUND: /* gone meanwhile: its watch event says what comes next */
+        res->outcome = "deleted";
+        res->retry = 0;
+        return CW_OK;
+    case CW_EDEFER:
+        cw_log(CW_LOG_DEBUG, "write held back", CW_LS("controller", s->r->name), CW_LS("key", key),
+               CW_LS("why", err->message));
+        res->outcome = "held";
+        res->retry = 0;
+        return CW_OK;
+    default:
+        /* CW_EINVAL: an object we cannot act on waits for its next change; the rest (429 and
+         * 5xx after the client's retries, 403 and 422 until RBAC or the object is fixed,
+         * transport errors) is retried with the key's backoff. */
+        if (rc != CW_EINVAL)
+            res->retry = 1;
+        res->outcome = NULL;
+        if (!err->message[0]) /* e.g. a cache read out of memory */
+            cw_error_set(err, rc, "%s", cw_error_code_name(rc));
+        cw_error_prefix(err, "%s %s", s->r->object ? s->r->object : s->r->name, key);
+        return rc;
+    }
+}
+
+/* ---- what a reconciler reads ---- */
+
+int64_t cw_shell_now_ms(const cw_shell *s)
+{
+    return s->env.clock ? s->env.clock(s->env.clock_ud) : cw_clock_wall_ms();
+}
+
+cw_informer *cw_shell_informer(cw_shell *s, size_t i)
+{
+    return &s->infs[i].inf;
+}
+
+cw_ctrl_store *cw_shell_store(cw_shell *s, size_t i)
+{
+    return cw_informer_store(&s->infs[i].inf);
+}
+
+cw_kube_resource cw_shell_resource(const cw_shell *s, size_t i, const char *ns)
+{
+    const cw_informer_def *d = &s->r->informers[i];
+    return (cw_kube_resource){d->group, s->infs[i].version, d->resource, ns && *ns ? ns : NULL};
+}
+
+const char *cw_shell_api_version(const cw_shell *s, size_t i)
+{
+    return s->infs[i].api_version;
+}
+
+/* ---- writes ---- */
+
+/* A 403: the RBAC lacks a verb. Said on the object once; counted every time. */
+static void forbidden(cw_shell *s, const char *verb, json_object *about, const cw_error *err)
+{
+    const char *v[] = {s->r->name, verb};
+    char msg[1400];
+    if (s->env.shell_metrics)
+        cw_metrics_add(s->env.shell_metrics->forbidden, v, 1);
+    if (!about)
+        return;
+    snprintf(msg, sizeof(msg),
+             "cronwarden's %s reconciler may not %s: %s (grant it in the controller's RBAC: "
+             "docs/controller.md)",
+             s->r->name, verb, err->message);
+    cw_shell_event_once(s, about, "Warning", "WriteForbidden", msg);
+}
+
+void cw_shell_count(cw_shell *s, const char *verb, json_object *about, int rc, const cw_error *err)
+{
+    const char *v[] = {verb, rc == CW_OK          ? "ok"
+                             : rc == CW_ECONFLICT ? "conflict"
+                             : rc == CW_ENOTFOUND ? "not_found"
+                                                  : "error"};
+    if (s->m_writes)
+        cw_metrics_add(s->m_writes, v, 1);
+    if (rc == CW_EHTTP && err && err->http_status == 403)
+        forbidden(s, verb, about, err);
+}
+
+static int held(cw_shell *s, const char *verb, cw_error *err)
+{
+    const char *reason = cw_shell_standing_down(s);
+    return reason ? cw_error_set(err, CW_EDEFER, "standing down (%s): no %s", reason, verb) : CW_OK;
+}
+
+static cw_kube_write_opts ours(void)
+{
+    cw_kube_write_opts w;
+    cw_kube_write_opts_init(&w);
+    w.field_manager = CW_CTRL_FIELD_MANAGER;
+    return w;
+}
+
+int cw_shell_create(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                    json_object *obj, json_object **out, cw_error *err)
+{
+    cw_kube_write_opts w = ours();
+    int rc = held(s, verb, err);
+    if (rc != CW_OK)
+        return rc;
+    rc = cw_kube_create(s->env.kube, r, obj, &w, out, err);
+    cw_shell_count(s, verb, about, rc, err);
+    return rc;
+}
+
+int cw_shell_update(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                    const char *name, json_object *obj, json_object **out, cw_error *err)
+{
+    cw_kube_write_opts w = ours();
+    int rc = held(s, verb, err);
+    if (rc != CW_OK)
+        return rc;
+    rc = cw_kube_update(s->env.kube, r, name, obj, &w, out, err);
+    cw_shell_count(s, verb, about, rc, err);
+    return rc;
+}
+
+int cw_shell_patch(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                   const char *name, json_object *patch, cw_error *err)
+{
+    cw_kube_write_opts w = ours();
+    int rc = held(s, verb, err);
+    if (rc != CW_OK)
+        return rc;
+    rc = cw_kube_patch(s->env.kube, r, name, CW_KUBE_PATCH_MERGE, patch, &w, NULL, err);
+    cw_shell_count(s, verb, about, rc, err);
+    return rc;
+}
+
+int cw_shell_delete(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                    const char *name, const cw_kube_delete_opts *d, cw_error *err)
+{
+    int rc = held(s, verb, err);
+    if (rc != CW_OK)
+        return rc;
+    rc = cw_kube_delete(s->env.kube, r, name, d, NULL, err);
+    cw_shell_count(s, verb, about, rc, err);
+    return rc;
+}
+
+int cw_shell_request(cw_shell *s, const char *verb, json_object *about, const char *method,
+                     const char *path, json_object *body, cw_error *err)
+{
+    int rc = held(s, verb, err);
+    if (rc != CW_OK)
+        return rc;
+    rc = cw_kube_request(s->env.kube, method, path, NULL, body, NULL, err);
+    cw_shell_count(s, verb, about, rc, err);
+    return rc;
+}
+
+int cw_shell_event_once(cw_shell *s, json_object *obj, const char *type, const char *reason,
+                        const char *message)
+{
+    return cw_ctrl_event_once(&s->events, obj, type, reason, message);
+}
+
+/* ---- standing down ---- */
+
+static void standing_gauge(cw_shell *s, const char *reason, double v)
+{
+    const char *lv[] = {s->r->name, reason};
+    if (s->env.shell_metrics)
+        cw_metrics_set(s->env.shell_metrics->standing, lv, v);
+}
+
+void cw_shell_stand_down(cw_shell *s, const char *reason, const char *why)
+{
+    const char *old = atomic_exchange(&s->standing, reason);
+    if (old && !strcmp(old, reason))
+        return;
+    if (old)
+        standing_gauge(s, old, 0);
+    standing_gauge(s, reason, 1);
+    cw_log(CW_LOG_WARN, "standing down: this reconciler makes no writes",
+           CW_LS("controller", s->r->name), CW_LS("reason", reason), CW_LS("why", why));
+}
+
+void cw_shell_resume(cw_shell *s)
+{
+    const char *old = atomic_exchange(&s->standing, NULL);
+    if (!old)
+        return;
+    standing_gauge(s, old, 0);
+    cw_log(CW_LOG_INFO, "writing again", CW_LS("controller", s->r->name), CW_LS("was", old));
+}
+
+const char *cw_shell_standing_down(cw_shell *s)
+{
+    return atomic_load(&s->standing);
+}
+
+/* ---- write wars ---- */
+
+/* "cronjobs.batch/ns/name": the guard's key of an object of r. */
+static void war_key(const cw_kube_resource *r, json_object *obj, char *out, size_t len)
+{
+    const char *ns = cw_json_path_string(obj, "metadata.namespace");
+    const char *name = cw_json_path_string(obj, "metadata.name");
+    snprintf(out, len, "%s%s%s/%s/%s", r->resource, r->group && *r->group ? "." : "",
+             r->group ? r->group : "", ns ? ns : "", name ? name : "");
+}
+
+int cw_shell_war_check(cw_shell *s, const cw_kube_resource *r, json_object *live, json_object *want,
+                       cw_error *err)
+{
+    char key[CW_CTRL_KEY_MAX], msg[1024];
+    const char *ctl[] = {s->r->name};
+    war_key(r, live, key, sizeof(key));
+    cw_ctrl_war v = cw_ctrl_warguard_check(&s->war, key, cw_json_path_string(live, "metadata.uid"),
+                                           cw_ctrl_war_fingerprint(want), cw_shell_now_ms(s));
+    if (v == CW_WAR_WRITE)
+        return CW_OK;
+    const char *who = cw_ctrl_war_other_writer(live, CW_CTRL_FIELD_MANAGER);
+    if (!who)
+        who = "another writer";
+    if (v == CW_WAR_NEW) {
+        snprintf(msg, sizeof(msg),
+                 "%s keeps rewriting this object after cronwarden's %s reconciler writes it "
+                 "(more than %d times in %d minutes): cronwarden stops writing it, so the two do "
+                 "not fight; it writes it again after a restart or when the object is made anew",
+                 who, s->r->name, CW_CTRL_WAR_REWRITES, CW_CTRL_WAR_WINDOW_S / 60);
+        cw_shell_event_once(s, live, "Warning", "WriteWar", msg);
+        if (s->env.shell_metrics)
+            cw_metrics_add(s->env.shell_metrics->wars, ctl, 1);
+        cw_log(CW_LOG_WARN,
+               "another writer keeps undoing this reconciler's writes; stopped writing the object",
+               CW_LS("controller", s->r->name), CW_LS("object", key), CW_LS("other_writer", who));
+    }
+    return cw_error_set(err, CW_EDEFER, "%s: contested with %s, not written", key, who);
+}
+
+void cw_shell_war_wrote(cw_shell *s, const cw_kube_resource *r, json_object *written,
+                        json_object *want)
+{
+    char key[CW_CTRL_KEY_MAX];
+    war_key(r, written, key, sizeof(key));
+    cw_ctrl_warguard_wrote(&s->war, key, cw_json_path_string(written, "metadata.uid"),
+                           cw_ctrl_war_fingerprint(want), cw_shell_now_ms(s));
+}

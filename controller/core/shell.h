@@ -1,0 +1,155 @@
+/* The one I/O shell every reconciler runs in: what a descriptor (controller/core/reconciler.h)
+ * becomes when its reconciler is enabled. The shell owns
+ *   - the informers of the descriptor's table (versions discovered, namespaces resolved; start,
+ *     synced, stop, free) and the work queue they feed;
+ *   - the writes: every API write goes through cw_shell_create/update/patch/delete/request,
+ *     which send fieldManager CW_CTRL_FIELD_MANAGER, count the write in
+ *     cronwarden_controller_<name>_writes_total{verb,result}, and on a 403 post one Warning Event
+ *     on the object reconciled and count cronwarden_controller_forbidden_writes_total;
+ *   - one mapping from the reconcile's answer to an outcome:
+ *       409 (CW_ECONFLICT)  "conflict": decide again after conflict_ms, when the watch has
+ *                           brought the newer version (no backoff);
+ *       404 (CW_ENOTFOUND)  "deleted": the object is gone; its watch event says what comes next;
+ *       CW_EDEFER           "held": a write held back on purpose (standing down, a write war);
+ *       CW_EINVAL           failed, waiting for the object to change (no retry);
+ *       anything else       failed (429/5xx after the client's own retries, 403, 422, transport):
+ *                           retried with the queue's per-key backoff;
+ *   - standing down: the reconciler declares it (cw_shell_stand_down) and makes no writes, with
+ *     cronwarden_controller_standing_down{controller,reason} = 1 and one log line saying why;
+ *   - the write-war guard (controller/core/writewar.h) for objects another writer also writes;
+ *   - Events posted once per object (controller/core/events.h). */
+#ifndef CW_CTRL_SHELL_H
+#define CW_CTRL_SHELL_H
+
+#include <json-c/json.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "controller/core/events.h"
+#include "controller/core/informer.h"
+#include "controller/core/queue.h"
+#include "controller/core/reconciler.h"
+#include "controller/core/writewar.h"
+#include "kube/client.h"
+#include "lib/error.h"
+#include "lib/metrics.h"
+
+/* The fieldManager of every write; the Kubernetes client's User-Agent is "cronwarden/<version>",
+ * whose prefix the API server uses for writes without one. A managedFields entry of this manager
+ * is cronwarden's own. */
+#define CW_CTRL_FIELD_MANAGER "cronwarden"
+
+/* Process-wide families the shells share (registered once per registry). */
+typedef struct cw_shell_metrics {
+    cw_metric *forbidden; /* cronwarden_controller_forbidden_writes_total{controller,verb} */
+    cw_metric *standing;  /* cronwarden_controller_standing_down{controller,reason} */
+    cw_metric *wars;      /* cronwarden_controller_write_wars_total{controller} */
+} cw_shell_metrics;
+
+int cw_shell_metrics_register(cw_metrics *m, cw_shell_metrics *out, cw_error *err) CW_MUST_CHECK;
+
+/* What a shell is made with; everything borrowed outlives it. */
+typedef struct cw_shell_env {
+    cw_kube_client *kube;
+    cw_queue *queue;                             /* this reconciler's own work queue */
+    const void *config;                          /* the descriptor's config (may be NULL) */
+    cw_metrics *metrics;                         /* NULL: no metrics (tests) */
+    const cw_shell_metrics *shell_metrics;       /* NULL: none */
+    const cw_informer_metrics *informer_metrics; /* NULL: none */
+    long page_size;                              /* LIST page size; 0: 100 */
+    cw_queue_clock_fn clock;                     /* wall-clock ms; NULL: CLOCK_REALTIME */
+    void *clock_ud;
+} cw_shell_env;
+
+/* A running reconciler. The fields above the line are the reconciler's to read (its config and
+ * state, its queue, its namespace); the rest is the shell's. */
+struct cw_shell {
+    const cw_reconciler_ops *r; /* its descriptor */
+    cw_shell_env env;           /* kube, queue, config (the descriptor's), metrics (NULL: none) */
+    const char *home;           /* its namespace (its config's home); NULL: every namespace */
+    void *state;                /* what the descriptor's init made */
+    /* ---- */
+    struct cw_shell_informer {
+        cw_informer inf;
+        char version[32], api_version[300];
+    } * infs;
+    size_t ninit; /* informers made */
+    int started, events_ok, war_ok;
+    cw_ctrl_events events;
+    cw_ctrl_warguard war;
+    cw_metric *m_writes;          /* cronwarden_controller_<name>_writes_total{verb,result} */
+    const char *_Atomic standing; /* the reason while standing down, else NULL */
+};
+
+/* Discovers the versions the table leaves open, makes the informers and the descriptor's state.
+ * On failure *out is freed and NULL. */
+int cw_shell_new(const cw_reconciler_ops *r, const cw_shell_env *env, cw_shell **out,
+                 cw_error *err) CW_MUST_CHECK;
+void cw_shell_free(cw_shell *s); /* stops what runs; NULL is fine */
+int cw_shell_start(cw_shell *s, cw_error *err) CW_MUST_CHECK;
+void cw_shell_stop(cw_shell *s);
+/* 1 when every informer has synced; else 0 with why (a resource the server does not serve is
+ * named as such), for /readyz. */
+int cw_shell_synced(cw_shell *s, char *why, size_t whylen);
+int cw_shell_enqueue_all(cw_shell *s);
+/* The workers' reconcile (a cw_ctrl_reconcile_fn; ud is the shell): the descriptor's, mapped. */
+int cw_shell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err);
+void cw_shell_tick(cw_shell *s);
+
+/* ---- what a reconciler reads besides the fields ---- */
+int64_t cw_shell_now_ms(const cw_shell *s); /* the shell's wall clock */
+cw_informer *cw_shell_informer(cw_shell *s, size_t i);
+cw_ctrl_store *cw_shell_store(cw_shell *s, size_t i);
+/* Informer i's resource in namespace ns (NULL: none), for writes; its "group/version". */
+cw_kube_resource cw_shell_resource(const cw_shell *s, size_t i, const char *ns);
+const char *cw_shell_api_version(const cw_shell *s, size_t i);
+
+/* ---- writes ---- */
+/* `verb` is the writes counter's label; `about` the object the reconcile is about (where a 403's
+ * Warning Event goes; NULL: none). out may be NULL. */
+int cw_shell_create(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                    json_object *obj, json_object **out, cw_error *err) CW_MUST_CHECK;
+int cw_shell_update(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                    const char *name, json_object *obj, json_object **out,
+                    cw_error *err) CW_MUST_CHECK;
+/* A merge patch (conditional when it carries metadata.resourceVersion). */
+int cw_shell_patch(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                   const char *name, json_object *patch, cw_error *err) CW_MUST_CHECK;
+int cw_shell_delete(cw_shell *s, const char *verb, json_object *about, const cw_kube_resource *r,
+                    const char *name, const cw_kube_delete_opts *d, cw_error *err) CW_MUST_CHECK;
+/* Any other write (e.g. PUT .../status), path with the query. */
+int cw_shell_request(cw_shell *s, const char *verb, json_object *about, const char *method,
+                     const char *path, json_object *body, cw_error *err) CW_MUST_CHECK;
+/* Counts a write made some other way (rc its result) as the helpers above do. */
+void cw_shell_count(cw_shell *s, const char *verb, json_object *about, int rc, const cw_error *err);
+
+/* ---- Events ---- */
+/* Once per (object, reason, message) per process (a state, not a step); 1 when posted now. */
+int cw_shell_event_once(cw_shell *s, json_object *obj, const char *type, const char *reason,
+                        const char *message);
+
+/* ---- standing down ---- */
+/* From now on the reconciler makes no writes: reconciles end as "standing_down", the gauge
+ * cronwarden_controller_standing_down{controller,reason} is 1, and `why` (what the reconciler
+ * says, with the flag that overrides it) is logged once. reason: a metrics label value that lives
+ * as long as the process (a literal: "unknown_version"). The same reason again changes nothing. */
+void cw_shell_stand_down(cw_shell *s, const char *reason, const char *why);
+/* Writes again (the gauge goes to 0); logged when it stood down. */
+void cw_shell_resume(cw_shell *s);
+/* The reason while standing down, else NULL. */
+const char *cw_shell_standing_down(cw_shell *s);
+
+/* ---- write wars (controller/core/writewar.h) ---- */
+/* Before rewriting `live` (the object as read now, with managedFields) to the content `want`
+ * (what this reconciler writes; its fingerprint is compared): CW_OK to go ahead, or CW_EDEFER
+ * when another writer has undone this reconciler's unchanged write more than
+ * CW_CTRL_WAR_REWRITES times within CW_CTRL_WAR_WINDOW_S. The first time: a Warning Event on
+ * `live` naming the other writer (managedFields), the write_wars metric, a log line. */
+int cw_shell_war_check(cw_shell *s, const cw_kube_resource *r, json_object *live, json_object *want,
+                       cw_error *err) CW_MUST_CHECK;
+/* After a successful write of `want` to the object `written` (its uid). */
+void cw_shell_war_wrote(cw_shell *s, const cw_kube_resource *r, json_object *written,
+                        json_object *want);
+
+#endif
