@@ -507,18 +507,11 @@ static int live(const gen *g, const char *kubeconfig)
                     NOW_STR,
                     "-o",
                     "json",
+                    NULL,
                     NULL};
-    char *vols[] = {CW_BENCH_CRONWARDEN,
-                    "cron",
-                    "status",
-                    "--kubeconfig",
-                    (char *)kubeconfig,
-                    "--now",
-                    NOW_STR,
-                    "--volumes",
-                    "-o",
-                    "json",
-                    NULL};
+    char *vols[11];
+    memcpy(vols, json, sizeof(json));
+    vols[9] = "--volumes";
     measure("cron status (live) -o json", json);
     measure("cron status (live) --volumes", vols);
     return 0;

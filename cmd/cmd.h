@@ -111,15 +111,15 @@ typedef int (*cw_cmd_object_fn)(void *ud, json_object *obj, const char *source, 
  * Lists flattened). */
 int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, cw_cmd_object_fn fn, void *ud,
                       cw_error *err) CW_MUST_CHECK;
-/* The cluster of --kubeconfig/--context (kubectl's rules); on failure nothing is left open but
- * kcfg, which the caller frees with cw_kube_config_free either way. */
-int cw_cmd_live_open(const char *kubeconfig, const char *context, cw_kube_config *kcfg,
-                     cw_kube_client **kube, cw_error *err) CW_MUST_CHECK;
-/* A paged LIST of group/resource in ns (NULL: all namespaces) with an optional label selector,
- * each item given its List's apiVersion and kind; a group or resource the cluster does not serve
- * is skipped (logged). */
-int cw_cmd_live_list(cw_kube_client *kube, const char *group, const char *resource, const char *ns,
-                     const char *selector, cw_cmd_object_fn fn, void *ud,
-                     cw_error *err) CW_MUST_CHECK;
+/* What to LIST for a report: group/resource in ns (NULL: all namespaces), with an optional
+ * label selector. */
+typedef struct cw_cmd_live_source {
+    const char *group, *resource, *ns, *selector;
+} cw_cmd_live_source;
+/* The cluster of --kubeconfig/--context (kubectl's rules), read with a paged LIST per source in
+ * order, each item given its List's apiVersion and kind; a group or resource the cluster does
+ * not serve is skipped (logged at info level). */
+int cw_cmd_feed_live(const char *kubeconfig, const char *context, const cw_cmd_live_source *src,
+                     size_t n, cw_cmd_object_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 
 #endif

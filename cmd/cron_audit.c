@@ -125,24 +125,14 @@ static int add_object(void *ud, json_object *obj, const char *source, cw_error *
 
 static int feed_live(cw_audit *a, cw_error *err)
 {
-    cw_kube_config kcfg;
-    cw_kube_client *kube = NULL;
-    int rc = cw_cmd_live_open(o.kubeconfig, o.context, &kcfg, &kube, err);
-    if (rc == CW_OK)
-        rc = cw_cmd_live_list(kube, "longhorn.io", "recurringjobs", o.namespace, NULL, add_object,
-                              a, err);
-    if (rc == CW_OK)
-        rc =
-            cw_cmd_live_list(kube, "longhorn.io", "volumes", o.namespace, NULL, add_object, a, err);
-    if (rc == CW_OK)
-        rc = cw_cmd_live_list(kube, "storage.k8s.io", "storageclasses", NULL, NULL, add_object, a,
-                              err);
-    if (rc == CW_OK)
-        rc = cw_cmd_live_list(kube, "velero.io", "schedules", o.velero_namespace, NULL, add_object,
-                              a, err);
-    cw_kube_client_free(kube);
-    cw_kube_config_free(&kcfg);
-    return rc;
+    const cw_cmd_live_source src[] = {
+        {"longhorn.io", "recurringjobs", o.namespace, NULL},
+        {"longhorn.io", "volumes", o.namespace, NULL},
+        {"storage.k8s.io", "storageclasses", NULL, NULL},
+        {"velero.io", "schedules", o.velero_namespace, NULL},
+    };
+    return cw_cmd_feed_live(o.kubeconfig, o.context, src, sizeof(src) / sizeof(src[0]), add_object,
+                            a, err);
 }
 
 /* "snapshot=2m" rows into the config's overrides (owned by *out). */

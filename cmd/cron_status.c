@@ -95,29 +95,18 @@ static int add_object(void *ud, json_object *obj, const char *source, cw_error *
 /* What the model reads, in Longhorn's and Velero's namespaces. */
 static int feed_live(cw_health *h, cw_error *err)
 {
-    static const struct {
-        const char *group, *resource, *selector;
-        int velero;
-    } lists[] = {
-        {"longhorn.io", "recurringjobs", NULL, 0},
-        {"batch", "cronjobs", NULL, 0},
-        {"batch", "jobs", NULL, 0},
-        {"longhorn.io", "volumes", NULL, 0},
-        {"longhorn.io", "backupvolumes", NULL, 0},
-        {"longhorn.io", "backups", NULL, 0},
-        {"velero.io", "schedules", NULL, 1},
-        {"velero.io", "backups", CW_SCHEDULE_NAME_LABEL, 1},
+    const cw_cmd_live_source src[] = {
+        {"longhorn.io", "recurringjobs", o.namespace, NULL},
+        {"batch", "cronjobs", o.namespace, NULL},
+        {"batch", "jobs", o.namespace, NULL},
+        {"longhorn.io", "volumes", o.namespace, NULL},
+        {"longhorn.io", "backupvolumes", o.namespace, NULL},
+        {"longhorn.io", "backups", o.namespace, NULL},
+        {"velero.io", "schedules", o.velero_namespace, NULL},
+        {"velero.io", "backups", o.velero_namespace, CW_SCHEDULE_NAME_LABEL},
     };
-    cw_kube_config kcfg;
-    cw_kube_client *kube = NULL;
-    int rc = cw_cmd_live_open(o.kubeconfig, o.context, &kcfg, &kube, err);
-    for (size_t i = 0; rc == CW_OK && i < sizeof(lists) / sizeof(lists[0]); i++)
-        rc = cw_cmd_live_list(kube, lists[i].group, lists[i].resource,
-                              lists[i].velero ? o.velero_namespace : o.namespace, lists[i].selector,
-                              add_object, h, err);
-    cw_kube_client_free(kube);
-    cw_kube_config_free(&kcfg);
-    return rc;
+    return cw_cmd_feed_live(o.kubeconfig, o.context, src, sizeof(src) / sizeof(src[0]), add_object,
+                            h, err);
 }
 
 static int configure(cw_health_config *c, cw_tzdb *tzdb, cw_error *err)

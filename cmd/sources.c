@@ -60,7 +60,7 @@ static int feed_page(void *ud, const cw_kube_page *page, cw_error *err)
     return CW_OK;
 }
 
-int cw_cmd_live_open(const char *kubeconfig, const char *context, cw_kube_config *kcfg,
+static int live_open(const char *kubeconfig, const char *context, cw_kube_config *kcfg,
                      cw_kube_client **kube, cw_error *err)
 {
     cw_kube_load_opts lo;
@@ -75,7 +75,7 @@ int cw_cmd_live_open(const char *kubeconfig, const char *context, cw_kube_config
     return rc;
 }
 
-int cw_cmd_live_list(cw_kube_client *kube, const char *group, const char *resource, const char *ns,
+static int live_list(cw_kube_client *kube, const char *group, const char *resource, const char *ns,
                      const char *selector, cw_cmd_object_fn fn, void *ud, cw_error *err)
 {
     char version[64] = "v1";
@@ -94,4 +94,18 @@ int cw_cmd_live_list(cw_kube_client *kube, const char *group, const char *resour
     cw_kube_list_opts_init(&lo);
     lo.label_selector = selector;
     return cw_kube_list(kube, &r, &lo, feed_page, &f, err);
+}
+
+int cw_cmd_feed_live(const char *kubeconfig, const char *context, const cw_cmd_live_source *src,
+                     size_t n, cw_cmd_object_fn fn, void *ud, cw_error *err)
+{
+    cw_kube_config kcfg;
+    cw_kube_client *kube = NULL;
+    int rc = live_open(kubeconfig, context, &kcfg, &kube, err);
+    for (size_t i = 0; rc == CW_OK && i < n; i++)
+        rc =
+            live_list(kube, src[i].group, src[i].resource, src[i].ns, src[i].selector, fn, ud, err);
+    cw_kube_client_free(kube);
+    cw_kube_config_free(&kcfg);
+    return rc;
 }
