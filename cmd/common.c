@@ -79,11 +79,25 @@ int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t 
                        : cw_opts_append(out, cap, n, cw_cmd_common_opts, cw_cmd_common_nopts, err);
 }
 
+/* A list flag's values as the environment gives them: comma-separated (cut at len). */
+static const char *join(const cw_strlist *l, char *out, size_t len)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < l->len && used + 1 < len; i++) {
+        int w = snprintf(out + used, len - used, "%s%s", i ? "," : "", l->items[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    return out;
+}
+
 void cw_cmd_log_config(const cw_cmd_spec *spec, const cw_log_field *extra, size_t nextra)
 {
     cw_log_field f[128];
-    char keys[128][64];
-    size_t n = 0;
+    char keys[128][64], lists[8][512];
+    size_t n = 0, nlists = 0;
     for (size_t i = 0; i < nextra && n < 128; i++)
         f[n++] = extra[i];
     for (size_t i = 0; i < spec->nopts && n < 128; i++) {
@@ -100,6 +114,8 @@ void cw_cmd_log_config(const cw_cmd_spec *spec, const cw_log_field *extra, size_
             f[n] = CW_LD(keys[n], *(double *)r->target);
         else if (r->type == CW_OPT_STRING || r->type == CW_OPT_ENUM)
             f[n] = CW_LS(keys[n], *(char **)r->target ? *(char **)r->target : "");
+        else if (r->type == CW_OPT_LIST && nlists < 8)
+            f[n] = CW_LS(keys[n], join(r->target, lists[nlists++], sizeof(lists[0])));
         else
             continue;
         n++;

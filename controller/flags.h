@@ -9,13 +9,15 @@
 #include "cron/tz.h"
 #include "defaults/opts.h"
 #include "defaults/policy.h"
+#include "lib/strlist.h"
 #include "lib/opts.h"
 
 typedef struct cw_ctrl_flags {
-    char *namespace;          /* schedule, backup-queue: Velero's namespace ("": every one) */
-    char *oadp_namespace;     /* nonadminbackup, nonadminrestore */
-    char *longhorn_namespace; /* recurringjob, volume */
-    long long max_retain;     /* recurringjob, volume: the policy's */
+    char *namespace;      /* schedule, backup-queue: Velero's namespace ("": every one) */
+    char *oadp_namespace; /* nonadminbackup, nonadminrestore */
+    cw_strlist allowed_resource_policies; /* nonadminbackup, nonadminrestore */
+    char *longhorn_namespace;             /* recurringjob, volume */
+    long long max_retain;                 /* recurringjob, volume: the policy's */
 } cw_ctrl_flags;
 
 extern cw_ctrl_flags cw_ctrl_flag;
@@ -31,6 +33,13 @@ extern cw_ctrl_flags cw_ctrl_flag;
     CW_OPT_STR("oadp-namespace", "NS", &cw_ctrl_flag.oadp_namespace, "openshift-adp",              \
                "nonadminbackup, nonadminrestore: the OADP namespace, where the Velero objects of " \
                "non-admin users live")
+#define CW_CTRL_OPT_ALLOWED_RESOURCE_POLICIES                                                      \
+    {                                                                                              \
+        .name = "allowed-resource-policies", .type = CW_OPT_LIST, .metavar = "NAME",               \
+        .help = "nonadminbackup, nonadminrestore: a ConfigMap of the OADP namespace that "         \
+                "spec.backupSpec.resourcePolicy and spec.restoreSpec.resourceModifier may name",   \
+        .target = &cw_ctrl_flag.allowed_resource_policies                                          \
+    }
 #define CW_CTRL_OPT_LONGHORN_NAMESPACE                                                             \
     CW_OPT_STR("longhorn-namespace", "NS", &cw_ctrl_flag.longhorn_namespace, "longhorn-system",    \
                "recurringjob, volume: Longhorn's namespace (RecurringJobs, CronJobs, Settings, "   \

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "lib/utf8.h"
 
 const cw_nac_kind cw_nac_backup_kind = {
     .velero_kind = "Backup",
@@ -52,9 +53,9 @@ void cw_nac_actions_free(cw_nac_actions *a)
 
 const char *cw_nac_outcome_name(cw_nac_outcome o)
 {
-    static const char *const names[] = {"none",    "new",       "invalid", "accepted", "finalizer",
-                                        "created", "adopted",   "synced",  "lost",     "deleting",
-                                        "purging", "detaching", "released"};
+    static const char *const names[] = {"none",    "new",       "invalid",  "accepted", "finalizer",
+                                        "created", "adopted",   "synced",   "lost",     "deleting",
+                                        "purging", "detaching", "released", "refused"};
     return (unsigned)o < sizeof(names) / sizeof(names[0]) ? names[o] : "unknown";
 }
 
@@ -69,10 +70,8 @@ static int str_is(json_object *o, const char *key, const char *want)
 int cw_nac_owns(const cw_nac_kind *k, json_object *velero, const char *ns, const char *name,
                 const char *nacuuid)
 {
-    json_object *ann = cw_json_path(velero, "metadata.annotations");
-    json_object *labels = cw_json_path(velero, "metadata.labels");
-    return velero && str_is(ann, k->ann_namespace, ns) && str_is(ann, k->ann_name, name) &&
-           str_is(labels, k->label_nacuuid, nacuuid);
+    return cw_nac_origin_is(velero, k->label_nacuuid, k->ann_name, k->ann_namespace, ns, name,
+                            nacuuid);
 }
 
 /* ---- JSON building blocks ---- */
@@ -177,18 +176,24 @@ void cw_nac_step_phase(cw_nac_step *s, const char *phase)
         cw_nac_step_str(s, s->status, "phase", phase);
 }
 
-void cw_nac_step_cond(cw_nac_step *s, const char *type, const char *st, const char *reason,
-                      const char *msg, const char *now)
+static void step_cond_gen(cw_nac_step *s, const char *type, const char *st, const char *reason,
+                          const char *msg, const char *now, int64_t gen)
 {
     json_object *conds = cw_json_member(s->status, "conditions"), *fresh = NULL;
     json_object **slot = json_object_is_type(conds, json_type_array) ? &conds : &fresh;
-    int rc = cw_nac_set_condition(slot, type, st, reason, msg, now);
+    int rc = cw_nac_set_condition_gen(slot, type, st, reason, msg, now, gen);
     if (rc < 0 || (fresh && json_object_object_add(s->status, "conditions", fresh))) {
         s->oom = 1;
         return;
     }
     if (rc > 0)
         s->changed = 1;
+}
+
+void cw_nac_step_cond(cw_nac_step *s, const char *type, const char *st, const char *reason,
+                      const char *msg, const char *now)
+{
+    step_cond_gen(s, type, st, reason, msg, now, 0);
 }
 
 void cw_nac_step_copy(cw_nac_step *s, json_object *o, const char *key, json_object *v)
@@ -257,6 +262,50 @@ json_object *cw_nac_finalizers(json_object *obj, const char *finalizer, int add)
 
 /* ---- the common lifecycle ---- */
 
+static int64_t generation(json_object *obj)
+{
+    json_object *g = cw_json_path(obj, "metadata.generation");
+    return json_object_is_type(g, json_type_int) ? json_object_get_int64(g) : 0;
+}
+
+/* The API server refused the Velero object made from this generation of the spec
+ * (cw_nac_refused recorded it in the Accepted condition). */
+static int refused_here(const cw_nac_kind *k, json_object *obj)
+{
+    json_object *c = cw_nac_condition(cw_json_path(obj, "status.conditions"), "Accepted");
+    json_object *g = cw_json_member(c, "observedGeneration");
+    int64_t gen = generation(obj);
+    return c && str_is(c, "status", "False") && str_is(c, "reason", k->invalid_reason) && gen > 0 &&
+           json_object_is_type(g, json_type_int) && json_object_get_int64(g) == gen;
+}
+
+/* status.<ref>.status := the Velero object's status as the NonAdmin CRD OADP ships can hold it
+ * (docs/compat.md): its Backup status schema is Velero 1.14's, without Velero 1.18's
+ * queuePosition (status.queueInfo carries it; kept, the apiserver would prune it and every
+ * reconcile would write it again) and without the phases Queued and ReadyToStart in its enum (the
+ * apiserver would refuse the whole status): they read New, which they are to Velero 1.14. */
+static void mirror_status(const cw_nac_kind *k, json_object *velero, cw_nac_step *s)
+{
+    json_object *st = cw_json_member(velero, "status"), *copy = NULL;
+    const char *phase = cw_json_path_string(st, "phase");
+    if (strcmp(k->velero_kind, "Backup") || !json_object_is_type(st, json_type_object) ||
+        (!cw_json_member(st, "queuePosition") &&
+         (!phase || (strcmp(phase, "Queued") && strcmp(phase, "ReadyToStart"))))) {
+        cw_nac_step_copy(s, cw_nac_step_child(s, s->status, k->ref), "status", st);
+        return;
+    }
+    if (cw_json_copy(st, &copy) != CW_OK) {
+        s->oom = 1;
+        return;
+    }
+    json_object_object_del(copy, "queuePosition");
+    if (phase && (!strcmp(phase, "Queued") || !strcmp(phase, "ReadyToStart")) &&
+        cw_json_set_string(copy, "phase", "New"))
+        s->oom = 1;
+    cw_nac_step_copy(s, cw_nac_step_child(s, s->status, k->ref), "status", copy);
+    json_object_put(copy);
+}
+
 int cw_nac_admit(const cw_nac_kind *k, const cw_nac_input *in, const char *oadp, const char *msg,
                  json_object *spec, cw_nac_step *s, cw_nac_actions *out)
 {
@@ -269,7 +318,16 @@ int cw_nac_admit(const cw_nac_kind *k, const cw_nac_input *in, const char *oadp,
         cw_nac_step_cond(s, "Accepted", "False", k->invalid_reason, msg, in->now);
         return CW_OK;
     }
+    if (refused_here(k, in->obj)) {
+        json_object_put(spec);
+        out->outcome = CW_NAC_INVALID; /* Velero refused this spec: wait for an edit */
+        return CW_OK;
+    }
     cw_nac_step_cond(s, "Accepted", "True", k->accepted_reason, k->accepted_msg, in->now);
+    /* A recorded nacuuid not made for this object (an older version's invalid cut, or a status
+     * someone else wrote) names nothing of ours: a new one is recorded. */
+    if (*out->nacuuid && !in->velero && !cw_nacuuid_for(ns, name, out->nacuuid))
+        *out->nacuuid = '\0';
     if (!*out->nacuuid) {
         /* Recorded before anything is created: a crash after this write names the same Velero
          * object again, never a second one. */
@@ -303,8 +361,7 @@ int cw_nac_admit(const cw_nac_kind *k, const cw_nac_input *in, const char *oadp,
     }
     cw_nac_step_phase(s, "Created");
     cw_nac_step_cond(s, "Queued", "True", k->scheduled_reason, k->scheduled_msg, in->now);
-    cw_nac_step_copy(s, cw_nac_step_child(s, s->status, k->ref), "status",
-                     cw_json_member(in->velero, "status"));
+    mirror_status(k, in->velero, s);
     cw_nac_step_queue(s, cw_nac_queue_position(in->velero, in->all));
     return CW_OK;
 }
@@ -324,7 +381,55 @@ void cw_nac_sync(const cw_nac_kind *k, const cw_nac_input *in, cw_nac_step *s, c
     }
     out->outcome = CW_NAC_SYNC;
     cw_nac_step_cond(s, "Queued", "True", k->scheduled_reason, k->scheduled_msg, in->now);
-    cw_nac_step_copy(s, cw_nac_step_child(s, s->status, k->ref), "status",
-                     cw_json_member(in->velero, "status"));
+    mirror_status(k, in->velero, s);
     cw_nac_step_queue(s, cw_nac_queue_position(in->velero, in->all));
+}
+
+/* At most outlen - 1 bytes of in as well-formed UTF-8 (a status must be valid JSON text for the
+ * API server): whole sequences only, a byte that starts none as '?'. */
+static void utf8_copy(const char *in, char *out, size_t outlen)
+{
+    size_t o = 0, n = strlen(in);
+    for (size_t i = 0; i < n;) {
+        size_t w = cw_utf8_seq_len((const unsigned char *)in + i, n - i);
+        if (o + (w ? w : 1) >= outlen)
+            break;
+        if (w)
+            memcpy(out + o, in + i, w);
+        else
+            out[o] = '?';
+        o += w ? w : 1;
+        i += w ? w : 1;
+    }
+    out[o] = '\0';
+}
+
+/* The API server's own words in a kube/ error message: what follows the status line. */
+static const char *status_text(const char *message)
+{
+    static const char line[] = ": 422 Unprocessable Entity: ";
+    const char *p = message ? strstr(message, line) : NULL;
+    return p ? p + sizeof(line) - 1 : message ? message : "";
+}
+
+int cw_nac_refused(const cw_nac_kind *k, const cw_nac_input *in, const char *message,
+                   cw_nac_actions *out, cw_error *err)
+{
+    char text[1024];
+    int rank, rc;
+    cw_nac_step s;
+    if ((rc = cw_nac_step_init(&s, in->obj, k->ref, out, &rank, err)) != CW_OK)
+        return rc;
+    utf8_copy(status_text(message), text, sizeof(text));
+    if (!*text)
+        snprintf(text, sizeof(text), "the API server refused the Velero %s", k->velero_kind);
+    out->outcome = CW_NAC_REFUSED;
+    cw_nac_step_phase(&s, "BackingOff");
+    step_cond_gen(&s, "Accepted", "False", k->invalid_reason, text, in->now, generation(in->obj));
+    if (cw_json_member(s.status, k->ref)) {
+        json_object_object_del(s.status, k->ref);
+        s.changed = 1;
+    }
+    out->nacuuid[0] = '\0';
+    return cw_nac_step_finish(&s, out, err);
 }

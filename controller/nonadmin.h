@@ -40,6 +40,7 @@ typedef enum {
     CW_NAC_PURGING,   /* being deleted with deleteBackup: DeleteBackupRequest, waiting */
     CW_NAC_DETACHING, /* being deleted: the Velero object is going */
     CW_NAC_RELEASE,   /* the Velero object is gone: finalizer removed */
+    CW_NAC_REFUSED,   /* the API server refused the Velero object (422): BackingOff */
 } cw_nac_outcome;
 
 typedef struct cw_nac_actions {
@@ -68,13 +69,17 @@ typedef struct cw_nac_input {
     json_object *dbrs;   /* NonAdminBackup: DeleteBackupRequests labelled with the nacuuid */
     json_object *nab;    /* NonAdminRestore: the NonAdminBackup spec.restoreSpec.backupName names
                             in the same namespace, or NULL */
+    json_object *backup; /* NonAdminRestore: the Velero Backup named by nab's
+                            status.veleroBackup.nacuuid in the OADP namespace, as the API or a
+                            cache holds it (metadata with labels and annotations), or NULL when
+                            there is none; read whenever nab is. Without it no Restore is made. */
     const char *now;     /* RFC 3339 */
     const char *uuid;    /* a fresh uuid4, used only when a nacuuid is generated */
 } cw_nac_input;
 
 /* 1 when the Velero object belongs to the NonAdmin object ns/name: its origin annotations and its
- * nacuuid label say so. Anything else under the recorded name is never adopted, mirrored or
- * deleted. */
+ * nacuuid label say so (cw_nac_origin_is). Anything else under the recorded name is never adopted,
+ * mirrored, deleted or restored from. */
 int cw_nac_owns(const cw_nac_kind *k, json_object *velero, const char *ns, const char *name,
                 const char *nacuuid);
 
@@ -112,9 +117,21 @@ int cw_nac_velero_object(const cw_nac_kind *k, const char *velero_kind, const ch
                          json_object **out);
 
 /* New or BackingOff. msg: the validation problem (NULL: valid). spec: the Velero spec to create
- * (taken; used only when the object is created). */
+ * (taken; used only when the object is created). A recorded nacuuid that is no valid name (made
+ * before names were cut on a letter or digit) names nothing that exists: a new one is recorded. */
 int cw_nac_admit(const cw_nac_kind *k, const cw_nac_input *in, const char *oadp, const char *msg,
                  json_object *spec, cw_nac_step *s, cw_nac_actions *out);
+/* The API server refused the Velero object the decision asked to create (the create answered
+ * 422: it was validated and not stored; Velero's CRD schema, or a name it cannot hold). message:
+ * the create's cw_error message; the Status message after kube/'s "<VERB> <URL>: 422
+ * Unprocessable Entity: " becomes the condition's. out: BackingOff, Accepted=False with the
+ * kind's invalid reason, that message and observedGeneration = metadata.generation, and
+ * status.<ref> without the nacuuid (nothing exists under it: after an edit a new one is
+ * recorded). Until metadata.generation changes (the user edits the spec), cw_nac_admit leaves the
+ * object so (outcome CW_NAC_INVALID, nothing written). The shell calls it on a 422 from the
+ * create, and writes out->status as for a decision. Errors as cw_nac_step_init; CW_ENOMEM. */
+int cw_nac_refused(const cw_nac_kind *k, const cw_nac_input *in, const char *message,
+                   cw_nac_actions *out, cw_error *err);
 /* Created: mirror the Velero object, or say it went away. */
 void cw_nac_sync(const cw_nac_kind *k, const cw_nac_input *in, cw_nac_step *s, cw_nac_actions *out);
 

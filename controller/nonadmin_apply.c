@@ -66,7 +66,13 @@ int cw_nacshell_config(const cw_nacshell_kind *kind, void *p, cw_error *err)
     cw_nonadmin_config *c = p;
     c->kind = kind;
     c->head.home = cw_ctrl_flag.oadp_namespace;
+    c->policy.allowed_resource_policies = &cw_ctrl_flag.allowed_resource_policies;
+    c->policy.allow_restore_init_hooks = kind->allow_init_hooks && *kind->allow_init_hooks;
     int rc = cw_k8sname_check_flag("--oadp-namespace", cw_ctrl_flag.oadp_namespace, 0, err);
+    if (rc == CW_OK && cw_nac_policy_check(&c->policy, err) != CW_OK) {
+        cw_error_prefix(err, "--allowed-resource-policies");
+        return CW_EUSAGE;
+    }
     if (rc == CW_OK && kind->spec_file && *kind->spec_file && **kind->spec_file)
         rc = load_enforced(kind, &c->enforced, err);
     return rc;
@@ -272,10 +278,36 @@ static int delete_dbrs(cw_shell *s, json_object *nab, json_object *dbrs, cw_erro
     return rc;
 }
 
+/* The API server refused the Velero object the decision made (422: Velero's CRD schema, e.g. an
+ * enforced field of the wrong type, or a name it cannot hold). Retrying would be refused forever:
+ * the NonAdmin object says so instead (BackingOff with the server's message, cw_nac_refused) and
+ * waits for its spec to be edited. */
+static int refuse(cw_shell *s, const cw_nac_input *in, cw_nac_actions *a, cw_error *err)
+{
+    char message[sizeof(err->message)];
+    cw_nac_actions r;
+    snprintf(message, sizeof(message), "%s", err->message);
+    cw_error_init(err);
+    cw_nac_actions_init(&r);
+    int rc = cw_nac_refused(config(s)->kind->k, in, message, &r, err);
+    if (rc == CW_OK && r.status)
+        rc = put_status(s, in->obj, r.status, err);
+    if (rc == CW_OK) {
+        a->outcome = CW_NAC_REFUSED;
+        json_object_put(a->status); /* what was written instead, for the log */
+        a->status = r.status;
+        r.status = NULL;
+        cw_log(CW_LOG_WARN, "the API server refused the Velero object",
+               CW_LS("controller", config(s)->kind->name), CW_LS("nacuuid", a->nacuuid),
+               CW_LS("error", message));
+    }
+    cw_nac_actions_free(&r);
+    return rc;
+}
+
 /* The Velero object the decision made; 409: made by an earlier attempt, ours only when it
- * carries our origin. */
-static int create_velero(cw_shell *s, const cw_nac_input *in, const cw_nac_actions *a,
-                         cw_error *err)
+ * carries our origin; 422: refused (above). */
+static int create_velero(cw_shell *s, const cw_nac_input *in, cw_nac_actions *a, cw_error *err)
 {
     const cw_nonadmin_config *cfg = config(s);
     cw_kube_resource r = cw_shell_resource(s, CW_NACSHELL_VELERO, cfg->head.home);
@@ -283,6 +315,8 @@ static int create_velero(cw_shell *s, const cw_nac_input *in, const cw_nac_actio
     snprintf(point, sizeof(point), "%s-create", cfg->kind->name);
     cw_failpoint(point); /* e2e: nacuuid recorded, nothing created */
     int rc = cw_shell_create(s, "create_velero", in->obj, &r, a->create, NULL, err);
+    if (rc == CW_EHTTP && err->http_status == 422)
+        return refuse(s, in, a, err);
     if (rc == CW_ECONFLICT) {
         json_object *cur = NULL;
         rc = find_velero(s, cw_json_path_string(in->obj, "metadata.namespace"),
@@ -296,8 +330,8 @@ static int create_velero(cw_shell *s, const cw_nac_input *in, const cw_nac_actio
 }
 
 /* The writes of one decision, in order; a 409 anywhere ends the reconcile (the watch brings the
- * newer version). */
-static int apply(cw_shell *s, const cw_nac_input *in, const cw_nac_actions *a, cw_error *err)
+ * newer version), and so does a refused create (its outcome becomes CW_NAC_REFUSED). */
+static int apply(cw_shell *s, const cw_nac_input *in, cw_nac_actions *a, cw_error *err)
 {
     const cw_nonadmin_config *cfg = config(s);
     json_object *obj = in->obj;
@@ -305,8 +339,9 @@ static int apply(cw_shell *s, const cw_nac_input *in, const cw_nac_actions *a, c
     const char *name = cw_json_path_string(obj, "metadata.name");
     cw_kube_resource r;
     int rc = CW_OK;
-    if ((a->create && (rc = create_velero(s, in, a, err)) != CW_OK) ||
-        (a->status && (rc = put_status(s, obj, a->status, err)) != CW_OK) ||
+    if (a->create && ((rc = create_velero(s, in, a, err)) != CW_OK || a->outcome == CW_NAC_REFUSED))
+        return rc;
+    if ((a->status && (rc = put_status(s, obj, a->status, err)) != CW_OK) ||
         (a->finalizers && (rc = patch_finalizers(s, obj, a->finalizers, err)) != CW_OK) ||
         (a->delete_nars && (rc = delete_restores(s, obj, ns, name, err)) != CW_OK))
         return rc;
@@ -361,7 +396,9 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
     const char *name = cw_json_path_string(in.obj, "metadata.name");
     snprintf(path, sizeof(path), "status.%s.nacuuid", cfg->kind->k->ref);
     const char *nacuuid = cw_json_path_string(in.obj, path);
-    if (ns && name && nacuuid && *nacuuid &&
+    /* Only a nacuuid made for this object is looked for (cw_nacuuid_for): a status is not
+     * trusted to name the Velero object. */
+    if (ns && name && cw_nacuuid_for(ns, name, nacuuid) &&
         (rc = find_velero(s, ns, name, nacuuid, &in.velero, err)) != CW_OK) {
         res->retry = 1; /* a stranger's object under the name: looked at again with backoff */
         goto done;
@@ -369,7 +406,7 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
     if ((rc = cw_ctrl_store_by_index(cw_shell_store(s, CW_NACSHELL_VELERO), ALL, &in.all)) !=
             CW_OK ||
         (cfg->kind->gather && (rc = cfg->kind->gather(s, in.obj, &in, err)) != CW_OK) ||
-        (!nacuuid && (rc = cw_uuid4(uuid, sizeof(uuid), err)) != CW_OK))
+        (rc = cw_uuid4(uuid, sizeof(uuid), err)) != CW_OK) /* a new nacuuid may be due */
         goto done;
     now_rfc3339(now, sizeof(now));
     in.now = now;
@@ -381,6 +418,7 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
         res->retry = rc == CW_EINVAL; /* a stranger's Velero object: as above */
         goto done;
     }
+    res->outcome = cw_nac_outcome_name(a.outcome); /* a refused create changed it */
     log_result(cfg, key, &a, res->outcome);
     if (a.wait)
         res->requeue_at_ms = cw_shell_now_ms(s) + WAIT_MS;
@@ -391,5 +429,6 @@ done:
     json_object_put(in.all);
     json_object_put(in.dbrs);
     json_object_put(in.nab);
+    json_object_put(in.backup);
     return rc;
 }

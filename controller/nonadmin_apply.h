@@ -15,18 +15,21 @@
 
 typedef struct cw_nacshell_kind cw_nacshell_kind;
 
-/* A NonAdmin reconciler's config: its kind, --oadp-namespace, its --enforce-*-spec. */
+/* A NonAdmin reconciler's config: its kind, --oadp-namespace, its --enforce-*-spec, and the
+ * administrator's policy (--allowed-resource-policies; a restore's --allow-restore-init-hooks). */
 typedef struct cw_nonadmin_config {
     cw_reconciler_config head; /* home: the OADP namespace */
     const cw_nacshell_kind *kind;
     json_object *enforced; /* the administrator's enforced spec (owned), or NULL */
+    cw_nac_policy policy;  /* its list borrowed from the flags */
 } cw_nonadmin_config;
 
 struct cw_nacshell_kind {
     const cw_nac_kind *k;
-    const char *name; /* "nonadminbackup": logs, failpoints (<name>-create) */
-    const char *flag; /* "--enforce-backup-spec" */
-    char **spec_file; /* its value */
+    const char *name;            /* "nonadminbackup": logs, failpoints (<name>-create) */
+    const char *flag;            /* "--enforce-backup-spec" */
+    char **spec_file;            /* its value */
+    const int *allow_init_hooks; /* --allow-restore-init-hooks' value; NULL: not its flag */
     /* The administrator's enforced spec is acceptable (CW_EINVAL naming the field). */
     int (*check_enforced)(json_object *enforced, cw_error *err);
     /* Fills what the kind reads besides the caches (in->dbrs, in->nab; the caller frees them). */
@@ -49,10 +52,13 @@ void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_ob
                            json_object *obj);
 
 /* Defines the descriptor `var_` of the NonAdmin kind for Velero's kind_ ("backup", and in
- * capitals "Backup"): reconciler "nonadmin<kind>" of NonAdmin<Kind>s, its Velero <kind>s, its flag
- * --enforce-<kind>-spec, its functions. Off by default: it replaces OADP's own non-admin
+ * capitals "Backup"): reconciler "nonadmin<kind>" of NonAdmin<Kind>s, its Velero <kind>s, its flags
+ * (--oadp-namespace, --enforce-<kind>-spec, --allowed-resource-policies, then own_row_: one row of
+ * its own, or nothing), its functions; init_hooks_: the target of its --allow-restore-init-hooks
+ * row, or NULL. Off by default: it replaces OADP's own non-admin
  * controller. */
-#define CW_NACSHELL_RECONCILER(var_, kind_, Kind_, k_, check_, gather_, decide_)                   \
+#define CW_NACSHELL_RECONCILER(var_, kind_, Kind_, k_, check_, gather_, decide_, init_hooks_,      \
+                               own_row_)                                                           \
     static char *var_##_file;                                                                      \
     static const cw_opt var_##_opts[] = {                                                          \
         CW_CTRL_OPT_OADP_NAMESPACE,                                                                \
@@ -60,11 +66,12 @@ void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_ob
                    "nonadmin" kind_ ": a Velero " Kind_                                            \
                    "Spec (YAML) whose fields non-admin " kind_                                     \
                    "s may leave unset (they are filled in) or set to the same value"),             \
-    };                                                                                             \
+        CW_CTRL_OPT_ALLOWED_RESOURCE_POLICIES, own_row_};                                          \
     static const cw_nacshell_kind var_##_kind = {.k = (k_),                                        \
                                                  .name = "nonadmin" kind_,                         \
                                                  .flag = "--enforce-" kind_ "-spec",               \
                                                  .spec_file = &var_##_file,                        \
+                                                 .allow_init_hooks = (init_hooks_),                \
                                                  .check_enforced = (check_),                       \
                                                  .gather = (gather_),                              \
                                                  .decide = (decide_)};                             \

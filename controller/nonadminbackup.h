@@ -1,9 +1,10 @@
 /* The OADP NonAdminBackup reconciler's decision: a pure function of the NonAdminBackup, its Velero
  * Backup, the Velero Backups of the OADP namespace, its DeleteBackupRequests, the configuration
- * and "now", returning the one step to take. Rules from defaults/nonadmin.h, the lifecycle shared
- * with NonAdminRestore from controller/nonadmin.h; contract in docs/controller.md (section
- * nonadminbackup). One step per reconcile, each written before the next is decided (the watch
- * event of the write brings the key back):
+ * and "now", returning the one step to take. Rules from defaults/nonadmin.h and
+ * defaults/nonadmin_scope.h (the Velero Backup made: includedNamespaces [ns], OADP's exclusions,
+ * hooks held to ns), the lifecycle shared with NonAdminRestore from controller/nonadmin.h; contract
+ * in docs/controller.md (sections nonadminbackup, Tenancy). One step per reconcile, each written
+ * before the next is decided (the watch event of the write brings the key back):
  *
  *   no phase                          -> status.phase New
  *   New/BackingOff, spec refused      -> BackingOff, Accepted=False InvalidBackupSpec <message>
@@ -30,6 +31,7 @@
 typedef struct cw_nabctl_config {
     const char *oadp_namespace; /* where Velero objects live */
     json_object *enforced;      /* the administrator's BackupSpec (borrowed; NULL: none) */
+    cw_nac_policy policy;       /* resource policies the administrator allows (zeroed: none) */
 } cw_nabctl_config;
 
 /* in->obj is the NonAdminBackup, in->velero its Velero Backup, in->all the OADP namespace's

@@ -13,7 +13,9 @@ static int gather(cw_shell *s, json_object *nab, cw_nac_input *in, cw_error *err
     const cw_nonadmin_config *cfg = s->env.config;
     const char *nacuuid = cw_json_path_string(nab, "status.veleroBackup.nacuuid");
     char sel[128];
-    if (!nacuuid || !*nacuuid || !cw_json_path(nab, "metadata.deletionTimestamp"))
+    if (!cw_json_path(nab, "metadata.deletionTimestamp") ||
+        !cw_nacuuid_for(cw_json_path_string(nab, "metadata.namespace"),
+                        cw_json_path_string(nab, "metadata.name"), nacuuid))
         return CW_OK;
     cw_kube_resource r = cw_nacshell_velero("deletebackuprequests", cfg->head.home);
     snprintf(sel, sizeof(sel), "%s=%s", CW_NAB_LABEL_NACUUID, nacuuid);
@@ -23,9 +25,11 @@ static int gather(cw_shell *s, json_object *nab, cw_nac_input *in, cw_error *err
 static int decide(const cw_nonadmin_config *c, const cw_nac_input *in, cw_nac_actions *out,
                   cw_error *err)
 {
-    cw_nabctl_config cfg = {.oadp_namespace = c->head.home, .enforced = c->enforced};
+    cw_nabctl_config cfg = {
+        .oadp_namespace = c->head.home, .enforced = c->enforced, .policy = c->policy};
     return cw_nabctl_decide(in, &cfg, out, err);
 }
 
+/* No flags of its own besides the shared ones (the last, empty argument). */
 CW_NACSHELL_RECONCILER(cw_nonadminbackup_reconciler, "backup", "Backup", &cw_nac_backup_kind,
-                       cw_nab_check_enforced, gather, decide);
+                       cw_nab_check_enforced, gather, decide, NULL, );

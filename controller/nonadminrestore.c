@@ -33,11 +33,18 @@ int cw_narctl_decide(const cw_nac_input *in, const cw_narctl_config *cfg, cw_nac
         cw_nac_step_phase(&s, "New");
     } else if (rank < cw_nac_phase_rank("Created")) {
         json_object *spec = cw_json_path(in->obj, "spec.restoreSpec"), *vspec = NULL;
+        const char *ns = cw_json_path_string(in->obj, "metadata.namespace");
+        cw_nar_context c = {.ns = ns,
+                            .oadp = cfg->oadp_namespace,
+                            .nab = in->nab,
+                            .backup = in->backup,
+                            .enforced = cfg->enforced,
+                            .p = &cfg->policy};
         char *msg = NULL;
-        if (cw_nar_check_spec(spec, in->nab, cfg->enforced, &msg) != CW_OK ||
-            (!msg &&
-             cw_nar_velero_spec(spec, cw_json_path_string(in->nab, "status.veleroBackup.nacuuid"),
-                                cfg->enforced, &vspec) != CW_OK) ||
+        if (cw_nar_check_spec(spec, &c, &msg) != CW_OK ||
+            (!msg && cw_nar_velero_spec(spec, ns,
+                                        cw_json_path_string(in->nab, "status.veleroBackup.nacuuid"),
+                                        cfg->enforced, &vspec) != CW_OK) ||
             cw_nac_admit(K, in, cfg->oadp_namespace, msg, vspec, &s, out) != CW_OK)
             s.oom = 1;
         free(msg);

@@ -1,31 +1,16 @@
 #include "defaults/nonadmin.h"
 
 #include <openssl/rand.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cron/tz.h"
 #include "lib/json.h"
+#include "lib/k8sname.h"
 
 /* OADP's constant.NABRestrictedErr. */
 #define RESTRICTED "NonAdminBackup spec.backupSpec.%s is restricted"
-
-static int set_msg(char **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int set_msg(char **msg, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n < 0 || !(*msg = malloc((size_t)n + 1)))
-        return CW_ENOMEM;
-    va_start(ap, fmt);
-    vsnprintf(*msg, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    return CW_OK;
-}
 
 /* Go's zero value as OADP's reflect.IsZero sees a decoded field: absent or null (nil pointers,
  * nil slices and maps), "" for strings. */
@@ -37,6 +22,14 @@ static int is_zero(json_object *v)
 static int is_null(json_object *v)
 {
     return !v;
+}
+
+/* includeClusterResources asks for cluster-scoped resources: set and not false. */
+static int cluster_resources(json_object *spec)
+{
+    json_object *icr = cw_json_member(spec, "includeClusterResources");
+    return !is_null(icr) &&
+           !(json_object_is_type(icr, json_type_boolean) && !json_object_get_boolean(icr));
 }
 
 /* includedNamespaces: absent, or an array of strings each equal to ns. */
@@ -70,44 +63,67 @@ static int enforced_msg(json_object *spec, json_object *enforced, const char *wh
     {
         json_object *have = cw_json_member(spec, k);
         if (!is_zero(want) && !is_zero(have) && !json_object_equal(want, have))
-            return set_msg(msg, "the administrator has restricted spec.%s.%s field value to %s",
-                           where, k, value_text(want));
+            return cw_nac_msgf(msg, "the administrator has restricted spec.%s.%s field value to %s",
+                               where, k, value_text(want));
     }
     return CW_OK;
 }
 
-int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced, char **msg)
+#define NAB_WHAT "NonAdminBackup spec.backupSpec"
+#define NAR_WHAT "NonAdminRestore spec.restoreSpec"
+
+/* What keeps the Velero object in the namespace, after OADP's checks (each runs only while *msg
+ * is still NULL). */
+static int scope_msg(json_object *spec, const char *ns, json_object *enforced,
+                     const cw_nac_policy *p, int restore, char **msg)
+{
+    const char *what = restore ? NAR_WHAT : NAB_WHAT;
+    int rc = cw_nac_check_resources(spec, what, restore, msg);
+    if (rc == CW_OK && !*msg)
+        rc = cw_nac_check_hooks(cw_json_member(spec, "hooks"), what, ns, restore, p, msg);
+    if (rc == CW_OK && !*msg)
+        rc = cw_nac_check_policy_ref(spec, enforced,
+                                     restore ? "resourceModifier" : "resourcePolicy", what, p, msg);
+    return rc;
+}
+
+int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced,
+                      const cw_nac_policy *p, char **msg)
 {
     *msg = NULL;
     if (spec && !json_object_is_type(spec, json_type_object))
-        return set_msg(msg, "NonAdminBackup spec.backupSpec is invalid: expected an object, got %s",
-                       cw_json_type_name(spec));
+        return cw_nac_msgf(msg,
+                           "NonAdminBackup spec.backupSpec is invalid: expected an object, got %s",
+                           cw_json_type_name(spec));
     if (!namespaces_ok(cw_json_member(spec, "includedNamespaces"), ns))
-        return set_msg(msg, RESTRICTED ", can not contain namespaces other than: %s",
-                       "includedNamespaces", ns);
+        return cw_nac_msgf(msg, RESTRICTED ", can not contain namespaces other than: %s",
+                           "includedNamespaces", ns);
     if (!is_null(cw_json_member(spec, "excludedNamespaces")))
-        return set_msg(msg, RESTRICTED, "excludedNamespaces");
-    json_object *icr = cw_json_member(spec, "includeClusterResources");
-    if (!is_null(icr) &&
-        !(json_object_is_type(icr, json_type_boolean) && !json_object_get_boolean(icr)))
-        return set_msg(msg, RESTRICTED ", can only be set to false", "includeClusterResources");
+        return cw_nac_msgf(msg, RESTRICTED, "excludedNamespaces");
+    if (cluster_resources(spec))
+        return cw_nac_msgf(msg, RESTRICTED ", can only be set to false", "includeClusterResources");
     json_object *icsr = cw_json_member(spec, "includedClusterScopedResources");
     if (!is_null(icsr) &&
         !(json_object_is_type(icsr, json_type_array) && json_object_array_length(icsr) == 0))
-        return set_msg(msg, RESTRICTED ", must remain empty", "includedClusterScopedResources");
+        return cw_nac_msgf(msg, RESTRICTED ", must remain empty", "includedClusterScopedResources");
     if (!is_zero(cw_json_member(spec, "storageLocation")))
-        return set_msg(msg,
-                       RESTRICTED ", must remain empty (NonAdminBackupStorageLocation is not "
-                                  "supported by cronwarden: backups go to the default location)",
-                       "storageLocation");
+        return cw_nac_msgf(msg,
+                           RESTRICTED
+                           ", must remain empty (NonAdminBackupStorageLocation is not "
+                           "supported by cronwarden: backups go to the default location)",
+                           "storageLocation");
     if (!is_null(cw_json_member(spec, "volumeSnapshotLocations")))
-        return set_msg(msg, RESTRICTED, "volumeSnapshotLocations");
-    return enforced_msg(spec, enforced, "backupSpec", msg);
+        return cw_nac_msgf(msg, RESTRICTED, "volumeSnapshotLocations");
+    int rc = enforced_msg(spec, enforced, "backupSpec", msg);
+    if (rc != CW_OK || *msg)
+        return rc;
+    return scope_msg(spec, ns, enforced, p, 0, msg);
 }
 
-/* An enforced spec: a map that sets none of the refused fields. */
+/* An enforced spec: a map that sets none of the refused fields, asks for no cluster-scoped
+ * resources and loosens none of the tenancy rules. */
 static int check_enforced(json_object *enforced, const char *what, const char *users,
-                          const char *const *refused, cw_error *err)
+                          const char *const *refused, int restore, cw_error *err)
 {
     if (!enforced)
         return CW_OK;
@@ -119,7 +135,11 @@ static int check_enforced(json_object *enforced, const char *what, const char *u
             return cw_error_set(err, CW_EINVAL,
                                 "%s: non-admin %s may not set it, so it cannot be enforced",
                                 refused[i], users);
-    return CW_OK;
+    if (cluster_resources(enforced))
+        return cw_error_set(err, CW_EINVAL,
+                            "includeClusterResources: non-admin %s can only set it to false",
+                            users);
+    return cw_nac_check_enforced_scope(enforced, users, restore, err);
 }
 
 int cw_nab_check_enforced(json_object *enforced, cw_error *err)
@@ -127,14 +147,7 @@ int cw_nab_check_enforced(json_object *enforced, cw_error *err)
     static const char *const refused[] = {
         "includedNamespaces",      "excludedNamespaces", "includedClusterScopedResources",
         "volumeSnapshotLocations", "storageLocation",    NULL};
-    int rc = check_enforced(enforced, "BackupSpec", "backups", refused, err);
-    if (rc != CW_OK)
-        return rc;
-    json_object *icr = cw_json_member(enforced, "includeClusterResources");
-    if (json_object_is_type(icr, json_type_boolean) && json_object_get_boolean(icr))
-        return cw_error_set(err, CW_EINVAL,
-                            "includeClusterResources: non-admin backups can only set it to false");
-    return CW_OK;
+    return check_enforced(enforced, "BackupSpec", "backups", refused, 0, err);
 }
 
 /* Every enforced field s leaves unset, copied in. */
@@ -164,28 +177,52 @@ static json_object *spec_copy(json_object *spec)
     return json_object_new_object();
 }
 
-int cw_nab_velero_spec(json_object *spec, const char *ns, json_object *enforced, json_object **out)
+/* s.<key> := [ns] */
+static int only_namespace(json_object *s, const char *key, const char *ns)
 {
-    json_object *s = NULL, *nss = json_object_new_array();
-    *out = NULL;
-    if (!nss)
+    json_object *nss = json_object_new_array();
+    if (!nss || json_object_array_add(nss, json_object_new_string(ns)) ||
+        json_object_object_add(s, key, nss)) {
+        json_object_put(nss);
         return CW_ENOMEM;
-    if (!(s = spec_copy(spec)))
+    }
+    return CW_OK;
+}
+
+/* The Velero spec of both kinds: the user's, held to ns, the enforced fields filled in, OADP's
+ * exclusions added, the hooks held to ns; a restore's backupName is the Velero Backup. */
+static int velero_spec(json_object *spec, const char *ns, const char *backup, json_object *enforced,
+                       json_object **out)
+{
+    json_object *s = spec_copy(spec), *b = NULL;
+    *out = NULL;
+    if (!s || only_namespace(s, "includedNamespaces", ns) != CW_OK ||
+        fill_enforced(s, enforced) != CW_OK)
         goto oom;
-    if (json_object_array_add(nss, json_object_new_string(ns)) ||
-        json_object_object_add(s, "includedNamespaces", nss)) {
-        nss = NULL;
+    if (backup &&
+        (!(b = json_object_new_string(backup)) || json_object_object_add(s, "backupName", b))) {
+        json_object_put(b);
         goto oom;
     }
-    nss = NULL;
-    if (fill_enforced(s, enforced) != CW_OK)
+    if ((backup ? cw_nac_exclude_restore(s) : cw_nac_exclude_backup(s)) != CW_OK ||
+        cw_nac_confine_hooks(s, ns) != CW_OK)
         goto oom;
     *out = s;
     return CW_OK;
 oom:
-    json_object_put(nss);
     json_object_put(s);
     return CW_ENOMEM;
+}
+
+int cw_nab_velero_spec(json_object *spec, const char *ns, json_object *enforced, json_object **out)
+{
+    return velero_spec(spec, ns, NULL, enforced, out);
+}
+
+int cw_nar_velero_spec(json_object *spec, const char *ns, const char *backup, json_object *enforced,
+                       json_object **out)
+{
+    return velero_spec(spec, ns, backup, enforced, out);
 }
 
 /* Absent, null, or an empty list or map: Go's len() == 0. */
@@ -195,30 +232,71 @@ static int is_empty(json_object *v)
            (json_object_is_type(v, json_type_object) && json_object_object_length(v) == 0);
 }
 
-int cw_nar_check_spec(json_object *spec, json_object *nab, json_object *enforced, char **msg)
+/* o.<key> is the string want (label and annotation keys hold dots: not a path). */
+static int member_is(json_object *o, const char *key, const char *want)
+{
+    json_object *v = cw_json_member(o, key);
+    return want && json_object_is_type(v, json_type_string) &&
+           strcmp(json_object_get_string(v), want) == 0;
+}
+
+int cw_nac_origin_is(json_object *velero, const char *label_nacuuid, const char *ann_name,
+                     const char *ann_namespace, const char *ns, const char *name,
+                     const char *nacuuid)
+{
+    json_object *ann = cw_json_path(velero, "metadata.annotations");
+    json_object *labels = cw_json_path(velero, "metadata.labels");
+    return velero && member_is(ann, ann_namespace, ns) && member_is(ann, ann_name, name) &&
+           member_is(labels, label_nacuuid, nacuuid);
+}
+
+/* The NonAdminBackup's Velero Backup is there under its nacuuid and carries its origin. */
+static int backup_msg(const cw_nar_context *c, const char *name, const char *nacuuid, char **msg)
+{
+    const char *bname = cw_json_path_string(c->backup, "metadata.name");
+    const char *bns = cw_json_path_string(c->backup, "metadata.namespace");
+    if (bname && strcmp(bname, nacuuid) == 0 && (!bns || !c->oadp || strcmp(bns, c->oadp) == 0) &&
+        cw_nac_origin_is(c->backup, CW_NAB_LABEL_NACUUID, CW_NAB_ANN_NAME, CW_NAB_ANN_NAMESPACE,
+                         c->ns, name, nacuuid))
+        return CW_OK;
+    /* One message whether it is missing or another's: no probing of names that exist. */
+    return cw_nac_msgf(msg,
+                       "NonAdminRestore spec.restoreSpec.backupName is invalid: no Velero Backup "
+                       "%s/%s with the origin label and annotations of NonAdminBackup %s/%s",
+                       c->oadp, nacuuid, c->ns, name);
+}
+
+int cw_nar_check_spec(json_object *spec, const cw_nar_context *c, char **msg)
 {
     static const char *const restricted[] = {"includedNamespaces", "excludedNamespaces",
                                              "namespaceMapping"};
     *msg = NULL;
     if (spec && !json_object_is_type(spec, json_type_object))
-        return set_msg(msg,
-                       "NonAdminRestore spec.restoreSpec is invalid: expected an object, got %s",
-                       cw_json_type_name(spec));
+        return cw_nac_msgf(msg, NAR_WHAT " is invalid: expected an object, got %s",
+                           cw_json_type_name(spec));
     if (!is_zero(cw_json_member(spec, "scheduleName")))
-        return set_msg(msg, "NonAdminRestore spec.restoreSpec.scheduleName is restricted");
+        return cw_nac_msgf(msg, NAR_WHAT ".scheduleName is restricted");
     json_object *bn = cw_json_member(spec, "backupName");
     if (is_zero(bn) || !json_object_is_type(bn, json_type_string))
-        return set_msg(msg, "NonAdminRestore spec.restoreSpec.backupName is not set");
+        return cw_nac_msgf(msg, NAR_WHAT ".backupName is not set");
     for (size_t i = 0; i < sizeof(restricted) / sizeof(restricted[0]); i++)
         if (!is_empty(cw_json_member(spec, restricted[i])))
-            return set_msg(msg, "NonAdminRestore spec.restoreSpec.%s is restricted", restricted[i]);
-    const char *phase = cw_json_path_string(nab, "status.phase");
-    const char *nacuuid = cw_json_path_string(nab, "status.veleroBackup.nacuuid");
+            return cw_nac_msgf(msg, NAR_WHAT ".%s is restricted", restricted[i]);
+    const char *phase = cw_json_path_string(c->nab, "status.phase");
+    const char *nacuuid = cw_json_path_string(c->nab, "status.veleroBackup.nacuuid");
     if (!phase || strcmp(phase, "Created") || !nacuuid || !*nacuuid ||
-        cw_json_path(nab, "metadata.deletionTimestamp"))
-        return set_msg(msg, "NonAdminRestore spec.restoreSpec.backupName is invalid: "
-                            "NonAdminBackup is not ready to be restored");
-    return enforced_msg(spec, enforced, "restoreSpec", msg);
+        cw_json_path(c->nab, "metadata.deletionTimestamp"))
+        return cw_nac_msgf(msg, NAR_WHAT ".backupName is invalid: "
+                                         "NonAdminBackup is not ready to be restored");
+    int rc = backup_msg(c, json_object_get_string(bn), nacuuid, msg);
+    if (rc != CW_OK || *msg)
+        return rc;
+    if (cluster_resources(spec))
+        return cw_nac_msgf(msg, NAR_WHAT ".includeClusterResources is restricted, can only be set "
+                                         "to false");
+    if ((rc = enforced_msg(spec, c->enforced, "restoreSpec", msg)) != CW_OK || *msg)
+        return rc;
+    return scope_msg(spec, c->ns, c->enforced, c->p, 1, msg);
 }
 
 int cw_nar_check_enforced(json_object *enforced, cw_error *err)
@@ -226,41 +304,101 @@ int cw_nar_check_enforced(json_object *enforced, cw_error *err)
     static const char *const refused[] = {"scheduleName",       "backupName",
                                           "includedNamespaces", "excludedNamespaces",
                                           "namespaceMapping",   NULL};
-    return check_enforced(enforced, "RestoreSpec", "restores", refused, err);
+    return check_enforced(enforced, "RestoreSpec", "restores", refused, 1, err);
 }
 
-int cw_nar_velero_spec(json_object *spec, const char *backup, json_object *enforced,
-                       json_object **out)
+/* OADP's cut: what is left of 63 after the uuid and two '-'. */
+#define NAC_PARTS_MAX (CW_NACUUID_MAX - CW_UUID4_LEN - 2)
+
+static int name_char(char c)
 {
-    json_object *s = spec_copy(spec), *b = NULL;
-    *out = NULL;
-    if (!s || !(b = json_object_new_string(backup)) || json_object_object_add(s, "backupName", b)) {
-        json_object_put(b);
-        json_object_put(s);
-        return CW_ENOMEM;
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+/* At most max bytes of s as a part of a name, into out (max + 1 bytes): a byte a name cannot
+ * hold becomes '-', a '.' not between letters or digits too, and the part starts and ends on a
+ * letter or digit; or, !clean, the bytes as they are (OADP's cut). Its length (0: nothing is
+ * left). */
+static size_t name_part(const char *s, size_t max, char *out, int clean)
+{
+    size_t n = strnlen(s, max), start = 0;
+    if (!clean) {
+        memcpy(out, s, n);
+        out[n] = '\0';
+        return n;
     }
-    if (fill_enforced(s, enforced) != CW_OK) {
-        json_object_put(s);
-        return CW_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        out[i] = name_char(s[i]) || s[i] == '.' || s[i] == '-' ? s[i] : '-';
+    for (size_t i = 0; i < n; i++)
+        if (out[i] == '.' &&
+            (i == 0 || !name_char(out[i - 1]) || i + 1 == n || !name_char(out[i + 1])))
+            out[i] = '-';
+    while (start < n && !name_char(out[start]))
+        start++;
+    while (n > start && !name_char(out[n - 1]))
+        n--;
+    memmove(out, out + start, n - start);
+    out[n - start] = '\0';
+    return n - start;
+}
+
+static void nacuuid_build(const char *ns, const char *name, const char *uuid, char *out,
+                          size_t outlen, int clean)
+{
+    char p_ns[CW_NACUUID_MAX + 1], p_name[CW_NACUUID_MAX + 1];
+    size_t nsl = strlen(ns), namel = strlen(name);
+    if (nsl + namel > NAC_PARTS_MAX) { /* "<ns>-<name>-<uuid>" is longer than 63 */
+        if (nsl > NAC_PARTS_MAX) {
+            nsl = NAC_PARTS_MAX;
+            namel = 0; /* the name goes, the namespace is cut */
+        } else {
+            namel = NAC_PARTS_MAX - nsl; /* the name is cut first */
+        }
     }
-    *out = s;
-    return CW_OK;
+    nsl = name_part(ns, nsl, p_ns, clean);
+    namel = name_part(name, namel, p_name, clean);
+    int w =
+        snprintf(out, outlen, "%s%s%s%s%s", p_ns, nsl ? "-" : "", p_name, namel ? "-" : "", uuid);
+    /* The cuts above keep it within outlen; were it ever cut short it would be no nacuuid at all,
+     * so an empty one that matches nothing (cw_nacuuid_for fails closed). */
+    if (w < 0 || (size_t)w >= outlen)
+        out[0] = '\0';
 }
 
 void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char *out, size_t outlen)
 {
-    /* Room for "<ns>-<name>" (or "<ns>") before "-<uuid>". */
-    const int room = CW_NACUUID_MAX - CW_UUID4_LEN - 1;
-    int nsl = (int)strlen(ns), namel = (int)strlen(name);
-    if (nsl + 1 + namel > room)
-        namel = room - nsl - 1; /* the name part goes first */
-    if (namel <= 0) {
-        if (nsl > room)
-            nsl = room;
-        snprintf(out, outlen, "%.*s-%s", nsl, ns, uuid);
-        return;
+    nacuuid_build(ns, name, uuid, out, outlen, 1);
+}
+
+/* A uuid as Go's uuid.String() and cw_uuid4 write it: 8-4-4-4-12 lower-case hex digits. */
+static int uuid_form(const char *s)
+{
+    for (size_t i = 0; i < CW_UUID4_LEN; i++)
+        if (i == 8 || i == 13 || i == 18 || i == 23
+                ? s[i] != '-'
+                : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return 0;
+    return s[CW_UUID4_LEN] == '\0';
+}
+
+int cw_nacuuid_for(const char *ns, const char *name, const char *nacuuid)
+{
+    char want[CW_NACUUID_MAX + 1];
+    size_t n = nacuuid ? strlen(nacuuid) : 0;
+    if (!ns || !name || !cw_nacuuid_valid(nacuuid) || n < CW_UUID4_LEN ||
+        !uuid_form(nacuuid + n - CW_UUID4_LEN))
+        return 0;
+    for (int clean = 1; clean >= 0; clean--) {
+        nacuuid_build(ns, name, nacuuid + n - CW_UUID4_LEN, want, sizeof(want), clean);
+        if (strcmp(want, nacuuid) == 0)
+            return 1;
     }
-    snprintf(out, outlen, "%.*s-%.*s-%s", nsl, ns, namel, name, uuid);
+    return 0;
+}
+
+int cw_nacuuid_valid(const char *s)
+{
+    return s && strlen(s) <= CW_NACUUID_MAX && !cw_k8sname_check_subdomain(s);
 }
 
 int cw_uuid4(char *out, size_t outlen, cw_error *err)
@@ -329,13 +467,21 @@ static int same(json_object *c, const char *key, const char *want)
     return v && strcmp(v, want) == 0;
 }
 
-int cw_nac_set_condition(json_object **conds, const char *type, const char *status,
-                         const char *reason, const char *message, const char *now)
+/* c.observedGeneration is gen (0: absent). */
+static int gen_is(json_object *c, int64_t gen)
+{
+    json_object *g = cw_json_member(c, "observedGeneration");
+    return gen ? json_object_is_type(g, json_type_int) && json_object_get_int64(g) == gen : !g;
+}
+
+int cw_nac_set_condition_gen(json_object **conds, const char *type, const char *status,
+                             const char *reason, const char *message, const char *now, int64_t gen)
 {
     if (!json_object_is_type(*conds, json_type_array) && !(*conds = json_object_new_array()))
         return CW_ENOMEM;
     json_object *c = cw_nac_condition(*conds, type);
-    if (c && same(c, "status", status) && same(c, "reason", reason) && same(c, "message", message))
+    if (c && same(c, "status", status) && same(c, "reason", reason) &&
+        same(c, "message", message) && gen_is(c, gen))
         return 0;
     if (!c) {
         if (!(c = json_object_new_object()) || json_object_array_add(*conds, c)) {
@@ -350,7 +496,17 @@ int cw_nac_set_condition(json_object **conds, const char *type, const char *stat
     if (cw_json_set_string(c, "status", status) || cw_json_set_string(c, "reason", reason) ||
         cw_json_set_string(c, "message", message))
         return CW_ENOMEM;
+    if (!gen)
+        json_object_object_del(c, "observedGeneration");
+    else if (json_object_object_add(c, "observedGeneration", json_object_new_int64(gen)))
+        return CW_ENOMEM;
     return 1;
+}
+
+int cw_nac_set_condition(json_object **conds, const char *type, const char *status,
+                         const char *reason, const char *message, const char *now)
+{
+    return cw_nac_set_condition_gen(conds, type, status, reason, message, now, 0);
 }
 
 int cw_nac_phase_rank(const char *phase)

@@ -1,8 +1,10 @@
-/* OADP non-admin backups (oadp.openshift.io/v1alpha1 NonAdminBackup): the rules OADP's non-admin
- * controller applies, as pure functions — which spec.backupSpec a namespace's user may ask for
- * (OADP's messages, byte for byte), the Velero Backup's name (nacuuid), the estimated queue
- * position, and metav1.Condition bookkeeping. Used by controller/nonadminbackup.c. Rules:
- * docs/controller.md (section nonadminbackup). */
+/* OADP non-admin backups and restores (oadp.openshift.io/v1alpha1 NonAdminBackup,
+ * NonAdminRestore): the rules OADP's non-admin controller applies, as pure functions — which
+ * spec.backupSpec / spec.restoreSpec a namespace's user may ask for (OADP's messages, with the
+ * field paths users write), the Velero specs made from them (with the tenancy rules of
+ * defaults/nonadmin_scope.h), the Velero objects' name (nacuuid) and origin, the estimated queue
+ * position, and metav1.Condition bookkeeping. Used by controller/nonadmin*.c. Rules:
+ * docs/controller.md (sections nonadminbackup, nonadminrestore, Tenancy). */
 #ifndef CW_NONADMIN_H
 #define CW_NONADMIN_H
 
@@ -10,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "defaults/nonadmin_scope.h"
 #include "lib/error.h"
 
 /* OADP's names, kept byte for byte. */
@@ -25,46 +28,89 @@
 #define CW_NAR_ANN_NAME         "openshift.io/oadp-nar-origin-name"
 #define CW_NAR_ANN_NAMESPACE    "openshift.io/oadp-nar-origin-namespace"
 
-/* A nacuuid is a DNS-1123 label: at most 63 characters, of which the uuid4 takes 36. */
+/* A nacuuid is a DNS-1123 subdomain and label value: at most 63 characters, of which the uuid4
+ * takes 36. */
 #define CW_NACUUID_MAX 63
 #define CW_UUID4_LEN   36
 
-/* OADP's ValidateBackupSpec, in its order; the first problem wins. spec is spec.backupSpec (may be
- * NULL), ns the NonAdminBackup's namespace, enforced the administrator's BackupSpec (may be NULL).
+/* OADP's ValidateBackupSpec, in its order, then what keeps the backup in its namespace
+ * (defaults/nonadmin_scope.h: resource filters, hooks, resourcePolicy); the first problem wins.
+ * spec is spec.backupSpec (may be NULL), ns the NonAdminBackup's namespace, enforced the
+ * administrator's BackupSpec (may be NULL), p the administrator's policy (NULL: allow nothing).
  * *msg (caller frees) is NULL when the spec is acceptable, else OADP's text, e.g.
  * "NonAdminBackup spec.backupSpec.includedNamespaces is restricted, can not contain namespaces
  * other than: shop". A value of the wrong JSON type in a restricted field is refused too. CW_OK
  * or CW_ENOMEM. */
-int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced, char **msg);
+int cw_nab_check_spec(json_object *spec, const char *ns, json_object *enforced,
+                      const cw_nac_policy *p, char **msg);
 /* The administrator's enforced BackupSpec must not itself set what non-admin users are refused
  * (includedNamespaces, excludedNamespaces, includeClusterResources true,
- * includedClusterScopedResources, volumeSnapshotLocations, storageLocation) and must be a map.
- * CW_EINVAL names the field. */
+ * includedClusterScopedResources, volumeSnapshotLocations, storageLocation), nor loosen what every
+ * non-admin backup gets (cw_nac_check_enforced_scope), and must be a map. CW_EINVAL names the
+ * field. */
 int cw_nab_check_enforced(json_object *enforced, cw_error *err);
-/* The Velero Backup spec to create: a copy of spec with includedNamespaces [ns] and every enforced
- * field the user left unset filled in. *out is the caller's. CW_OK or CW_ENOMEM. */
+/* The Velero Backup spec to create: a copy of spec with includedNamespaces [ns], every enforced
+ * field the user left unset filled in, then OADP's exclusions (cw_nac_exclude_backup) and the
+ * hooks confined to ns (cw_nac_confine_hooks). *out is the caller's. CW_OK or CW_ENOMEM. */
 int cw_nab_velero_spec(json_object *spec, const char *ns, json_object *enforced, json_object **out);
 
-/* OADP's ValidateRestoreSpec: spec is spec.restoreSpec (may be NULL); nab the NonAdminBackup of
- * the same namespace that spec.backupName names (NULL: there is none). scheduleName,
- * includedNamespaces, excludedNamespaces and namespaceMapping must be absent; backupName must be
- * set and name a NonAdminBackup in phase Created with a recorded nacuuid ("NonAdminRestore
- * spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be restored"); enforced
- * fields as for backups. *msg as cw_nab_check_spec. */
-int cw_nar_check_spec(json_object *spec, json_object *nab, json_object *enforced, char **msg);
+/* What a NonAdminRestore's check reads besides its spec. */
+typedef struct cw_nar_context {
+    const char *ns;         /* the NonAdminRestore's namespace */
+    const char *oadp;       /* the OADP namespace (where the Velero Backup is looked for) */
+    json_object *nab;       /* the NonAdminBackup spec.backupName names in ns, or NULL */
+    json_object *backup;    /* the Velero Backup named by nab's status.veleroBackup.nacuuid in
+                               oadp, as read, or NULL when there is none */
+    json_object *enforced;  /* the administrator's RestoreSpec, or NULL */
+    const cw_nac_policy *p; /* the administrator's policy (NULL: allow nothing) */
+} cw_nar_context;
+
+/* OADP's ValidateRestoreSpec and the tenancy rules: spec is spec.restoreSpec (may be NULL).
+ * scheduleName, includedNamespaces, excludedNamespaces and namespaceMapping must be absent;
+ * backupName must be set and name a NonAdminBackup in phase Created with a recorded nacuuid
+ * ("NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be
+ * restored") whose Velero Backup exists and carries that NonAdminBackup's origin (its nacuuid
+ * label and origin annotations: a status written by someone else cannot point a restore at
+ * another namespace's backup); includeClusterResources only false; enforced fields as for
+ * backups; then resource filters, hooks and resourceModifier (defaults/nonadmin_scope.h). *msg as
+ * cw_nab_check_spec. */
+int cw_nar_check_spec(json_object *spec, const cw_nar_context *c, char **msg);
 /* As cw_nab_check_enforced, for a RestoreSpec (scheduleName, backupName, includedNamespaces,
- * excludedNamespaces, namespaceMapping cannot be enforced). */
+ * excludedNamespaces, namespaceMapping and includeClusterResources true cannot be enforced). */
 int cw_nar_check_enforced(json_object *enforced, cw_error *err);
-/* The Velero Restore spec: a copy of spec with backupName the NonAdminBackup's Velero Backup
- * (its nacuuid) and the enforced fields the user left unset. */
-int cw_nar_velero_spec(json_object *spec, const char *backup, json_object *enforced,
+/* The Velero Restore spec: a copy of spec with backupName the NonAdminBackup's Velero Backup (its
+ * nacuuid), includedNamespaces [ns], the enforced fields the user left unset, the exclusions
+ * (cw_nac_exclude_restore) and the hooks confined to ns. */
+int cw_nar_velero_spec(json_object *spec, const char *ns, const char *backup, json_object *enforced,
                        json_object **out);
 
-/* OADP's GenerateNacObjectUUID given the uuid: "<ns>-<name>-<uuid>" within 63 characters; the
- * name part is shortened first, then the namespace (and the name dropped); the uuid stays whole.
- * out needs CW_NACUUID_MAX + 1 bytes. */
+/* The Velero object carries the origin of the NonAdmin object ns/name: label label_nacuuid equal
+ * to nacuuid, annotations ann_name = name and ann_namespace = ns. */
+int cw_nac_origin_is(json_object *velero, const char *label_nacuuid, const char *ann_name,
+                     const char *ann_namespace, const char *ns, const char *name,
+                     const char *nacuuid);
+
+/* OADP's GenerateNacObjectUUID given the uuid: "<ns>-<name>-<uuid>" when it fits in 63
+ * characters; else the name is cut to what is left after "<ns>-" and "-<uuid>", or, when the
+ * namespace is longer than 25 characters (or leaves no room), "<ns cut to 25>-<uuid>". Unlike
+ * OADP, a part ends where it is cut only on a letter or digit ('.' and '-' there are dropped: a
+ * NonAdminBackup "aaaaaaaaaaaaaaaaaa.b" in team-a would give "team-a-aaaaaaaaaaaaaaaaaa.-<uuid>",
+ * which is no Kubernetes name), and bytes a name cannot hold become '-' ('.' only between letters
+ * and digits), so the result is always a valid name and label value (cw_nacuuid_valid). out needs
+ * CW_NACUUID_MAX + 1 bytes. */
 void cw_nacuuid_format(const char *ns, const char *name, const char *uuid, char *out,
                        size_t outlen);
+/* s can name the Velero objects and be the nacuuid label's value: a DNS-1123 subdomain of at most
+ * 63 characters. */
+int cw_nacuuid_valid(const char *s);
+/* nacuuid is one made for the NonAdmin object ns/name: a valid name (cw_nacuuid_valid) that ends
+ * in a uuid (8-4-4-4-12 lower-case hex) and is what cw_nacuuid_format, or OADP's own cut (a part
+ * may end in '.' or '-'), makes of ns, name and that uuid. A recorded nacuuid is a status field
+ * anyone with rights on the /status subresource can write: one that is not this object's would
+ * have cronwarden create a Velero object under a name of that writer's choosing in the OADP
+ * namespace (e.g. the name of a Backup an administrator's Schedule makes next), so it is never
+ * used. */
+int cw_nacuuid_for(const char *ns, const char *name, const char *nacuuid);
 /* A random (version 4) UUID from OpenSSL's RAND_bytes into out (37 bytes). CW_EIO when the
  * generator fails. */
 int cw_uuid4(char *out, size_t outlen, cw_error *err);
@@ -85,6 +131,9 @@ int64_t cw_nac_queue_position(json_object *target, json_object *all);
  * 0 when it already said this, CW_ENOMEM. */
 int cw_nac_set_condition(json_object **conds, const char *type, const char *status,
                          const char *reason, const char *message, const char *now);
+/* The same with observedGeneration: gen > 0 sets it, 0 removes it (as metav1 omits a zero). */
+int cw_nac_set_condition_gen(json_object **conds, const char *type, const char *status,
+                             const char *reason, const char *message, const char *now, int64_t gen);
 /* The condition of this type in conds, or NULL. */
 json_object *cw_nac_condition(json_object *conds, const char *type);
 

@@ -36,9 +36,11 @@ typedef struct cw_kube_client cw_kube_client;
  * after filling *f to answer it without any network traffic (status 0 fakes a connection reset). */
 typedef struct cw_kube_fault {
     long status;
-    const char *body;        /* response body, may be NULL */
-    const char *retry_after; /* Retry-After header value, may be NULL */
-    int apf;                 /* 1: the answer carries API Priority and Fairness headers */
+    const char *body;         /* response body, may be NULL */
+    const char *retry_after;  /* Retry-After header value, may be NULL */
+    int apf;                  /* 1: the answer carries API Priority and Fairness headers */
+    const char *request_body; /* in: the request's body (NULL: none), for the hook to look at */
+    size_t request_body_len;
 } cw_kube_fault;
 typedef int (*cw_kube_fault_fn)(void *ud, const char *method, const char *path, int attempt,
                                 cw_kube_fault *f);

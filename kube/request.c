@@ -308,7 +308,7 @@ int cw_kube_do(cw_kube_client *c, const cw_kube_req *req, cw_kube_resp *resp, cw
     for (;;) {
         xfer x = {.req = req, .resp = resp, .max_body = c->opts.max_body, .err = err};
         CURLcode code = CURLE_OK;
-        cw_kube_fault fault = {0};
+        cw_kube_fault fault = {.request_body = req->body, .request_body_len = req->body_len};
         size_t slot = 0;
         attempts++;
         resp->status = 0;

@@ -3,7 +3,7 @@
 #   #!/usr/bin/env bash
 #   . "$(dirname "$0")/../lib.sh"
 #   e2e_start                      # cluster up in a temp dir; torn down on exit, failure, INT, TERM
-#   apply_crds
+#   apply_crds                     # or: apply_upstream_crds tests/fixtures/velero-1.18.1
 #   e2e_step "create a schedule"
 #   kc apply -f "$CW_SOURCE_DIR/tests/e2e/fixtures/velero-schedule.yaml"
 #   assert_json "$(kc get schedule -n velero nightly -o json)" .spec.schedule '0 1 * * *'
@@ -266,11 +266,38 @@ apply_crds() {
       assert_ok kc apply -f "$n"
     done
   fi
-  assert_ok kc wait --for condition=established --timeout=60s "${names[@]/#/crd/}"
+  e2e__crds_ready "${names[@]}"
+}
+
+# apply_upstream_crds DIR...: the CRDs upstream ships, kept verbatim under DIR (relative to the
+# source tree, e.g. tests/fixtures/velero-1.18.1; its README names the repository, tag and path),
+# applied and waited for as apply_crds does: the scenarios that prove behaviour against Velero and
+# OADP use these, not crds/. On an existing cluster a CRD that is there already is left alone.
+apply_upstream_crds() {
+  local d f name names=()
+  for d in "$@"; do
+    for f in "$CW_SOURCE_DIR/$d"/*.yaml; do
+      name=$(awk '/^kind: CustomResourceDefinition/{c=1} c && /^  name: /{print $2; exit}' "$f")
+      [ -n "$name" ] || e2e_fail "$f holds no CustomResourceDefinition"
+      names+=("$name")
+      if [ "${CW_E2E_EXTERNAL:-0}" = 1 ] && kc get crd "$name" >/dev/null 2>&1; then
+        e2e_log "keeping the cluster's own CRD $name"
+        continue
+      fi
+      assert_ok kc apply -f "$f"
+    done
+  done
+  e2e__crds_ready "${names[@]}"
+}
+
+# e2e__crds_ready NAME...: Established, and listed by discovery.
+e2e__crds_ready() {
+  local n
+  assert_ok kc wait --for condition=established --timeout=60s "${@/#/crd/}"
   # Discovery may lag a moment behind Established, and kubectl keeps what it discovered for ten
   # minutes (short names like lhrj are not refreshed on a miss): wait until every resource is
   # listed, then drop kubectl's cache.
-  for n in "${names[@]}"; do
+  for n in "$@"; do
     wait_for 30 "discovery of $n" e2e__discovered "$n"
   done
   rm -rf "$CW_E2E_DIR/kube-cache/discovery"

@@ -24,6 +24,7 @@ typedef struct script {
     const char *const *answers; /* "<METHOD> <path prefix> <status> <body>" */
     size_t n, i;
     char failure[3000];
+    char *sent[64]; /* the body of request i (NULL: none), for shell_sent */
 } script;
 
 typedef struct shell_fixture {
@@ -50,6 +51,8 @@ static int scripted(void *ud, const char *method, const char *path, int attempt,
         return 1;
     }
     /* "<METHOD> <path> <status> <body>": the request is what comes before the status. */
+    if (s->i < sizeof(s->sent) / sizeof(s->sent[0]) && f->request_body)
+        s->sent[s->i] = strndup(f->request_body, f->request_body_len);
     const char *a = s->answers[s->i++];
     const char *sp = strchr(strchr(a, ' ') + 1, ' ');
     snprintf(want, sizeof(want), "%.*s", (int)(sp - a), a);
@@ -172,8 +175,21 @@ __attribute__((unused)) static void shell_expect(shell_fixture *f, const shell_s
                      want[i].value);
 }
 
+/* What request i of the script (0: its first line) sent, parsed (the caller's; NULL: no body). */
+__attribute__((unused)) static json_object *shell_sent(shell_fixture *f, size_t i)
+{
+    if (i >= sizeof(f->s.sent) / sizeof(f->s.sent[0]) || !f->s.sent[i])
+        return NULL;
+    json_object *o = json_tokener_parse(f->s.sent[i]);
+    if (!o)
+        fail_msg("request %zu sent no JSON: %s", i, f->s.sent[i]);
+    return o;
+}
+
 __attribute__((unused)) static void shell_finish(shell_fixture *f)
 {
+    for (size_t i = 0; i < sizeof(f->s.sent) / sizeof(f->s.sent[0]); i++)
+        free(f->s.sent[i]);
     if (f->s.i != f->s.n)
         fail_msg("%zu of %zu scripted answers used; next: %s", f->s.i, f->s.n,
                  f->s.answers[f->s.i]);

@@ -43,11 +43,25 @@
     "'labels':{'openshift.io/oadp':'True','app.kubernetes.io/managed-by':'oadp-nac-controller',"   \
     "'openshift.io/oadp-nab-origin-nacuuid':'" NAC "'},'annotations':{"                            \
     "'openshift.io/oadp-nab-origin-name':'daily','openshift.io/oadp-nab-origin-namespace':'shop'}"
+/* OADP's exclusions, spelled out (not taken from the code under test). */
+#define EXCL_NAC "'nonadminbackups','nonadminrestores','nonadminbackupstoragelocations'"
+#define EXCL_CLUSTER                                                                               \
+    "'securitycontextconstraints','clusterroles','clusterrolebindings','priorityclasses',"         \
+    "'customresourcedefinitions','virtualmachineclusterinstancetypes',"                            \
+    "'virtualmachineclusterpreferences'"
 #define VB(created, status)                                                                        \
     "{'metadata':{'name':'" NAC "','namespace':'openshift-adp','creationTimestamp':'" created      \
     "'," ORIGIN "},'status':" status "}"
 #define OTHER(name, created, status)                                                               \
     "{'metadata':{'name':'" name "','creationTimestamp':'" created "'},'status':" status "}"
+/* What cw_nac_refused writes when Velero's CRD refused generation gen. */
+#define REFUSED_MSG                                                                                \
+    "Backup.velero.io \\\"x\\\" is invalid: spec.ttl: Invalid value: \\\"integer\\\": spec.ttl "   \
+    "in body must be of type string"
+#define REFUSED_ST(gen)                                                                            \
+    "{'phase':'BackingOff','conditions':[{'type':'Accepted','status':'False','reason':"            \
+    "'InvalidBackupSpec','message':'" REFUSED_MSG "','lastTransitionTime':'" T1                    \
+    "','observedGeneration':" gen "}]}"
 #define RUNNING  "{'phase':'InProgress'}"
 #define DONE     "{'phase':'Completed','completionTimestamp':'" T1 "'}"
 #define QUEUE(s) "[" OTHER("x", T0, "{}") "," OTHER("y", T0, DONE) "," VB(T1, s) "]"
@@ -101,7 +115,7 @@ static const nab_case cases[] = {
      NULL,
      "{'apiVersion':'velero.io/v1','kind':'Backup','metadata':{'name':'" NAC
      "','namespace':'openshift-adp'," ORIGIN "},'spec':{'ttl':'1h0m0s','includedNamespaces':"
-     "['shop'],'snapshotVolumes':false}}",
+     "['shop'],'snapshotVolumes':false,'excludedResources':[" EXCL_NAC "," EXCL_CLUSTER "]}}",
      NULL, ""},
     {"a crash after the create: the recorded nacuuid's Backup is adopted, not made again",
      NAB(FIN, SPEC, ACCEPTED), VB(T1, "{'phase':'New'}"), QUEUE("{'phase':'New'}"), NULL, NULL,
@@ -109,6 +123,53 @@ static const nab_case cases[] = {
      "{'phase':'Created','conditions':[" ACC(T0) "," COND(
          "Queued", "True", "BackupScheduled", "Created Velero Backup object",
          T1) "]," VBREF ",'status':{'phase':'New'}},'queueInfo':{'estimatedQueuePosition':2}}",
+     NULL, NULL, NULL, ""},
+    {"a recorded nacuuid that is no name (the cut before '.' was dropped): a new one",
+     NAB(FIN, SPEC,
+         "{'phase':'New','conditions':[" ACC(T0) "],'veleroBackup':{'nacuuid':'shop-daily.-" UUID
+                                                 "','name':'shop-daily.-" UUID
+                                                 "','namespace':'openshift-adp'}}"),
+     NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED, ACCEPTED, NULL, NULL, NULL, ""},
+    {"a nacuuid someone else wrote into the status (an administrator's next Schedule backup): "
+     "never created under it, a new one recorded",
+     NAB(FIN, SPEC,
+         "{'phase':'New','conditions':[" ACC(T0) "],'veleroBackup':{'nacuuid':'nightly-"
+                                                 "20260102010000','name':'nightly-20260102010000',"
+                                                 "'namespace':'openshift-adp'}}"),
+     NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED, ACCEPTED, NULL, NULL, NULL, ""},
+    {"... or another NonAdminBackup's",
+     NAB(FIN, SPEC,
+         "{'phase':'New','conditions':[" ACC(T0) "],'veleroBackup':{'nacuuid':'bank-daily-" UUID
+                                                 "','name':'bank-daily-" UUID
+                                                 "','namespace':'openshift-adp'}}"),
+     NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED, ACCEPTED, NULL, NULL, NULL, ""},
+    {"Velero refused this generation: nothing until the spec is edited",
+     NAB(",'generation':2" FIN, SPEC, REFUSED_ST("2")), NULL, "[]", NULL, NULL, CW_NAC_INVALID,
+     NULL, NULL, NULL, NULL, ""},
+    {"edited after Velero's refusal: accepted, a new nacuuid",
+     NAB(",'generation':3" FIN, SPEC, REFUSED_ST("2")), NULL, "[]", NULL, NULL, CW_NAC_ACCEPTED,
+     "{'phase':'BackingOff','conditions':[" ACC(T1) "]," VBREF "}}", NULL, NULL, NULL, ""},
+    {"a resource policy not on the administrator's list",
+     NAB("", "{'backupSpec':{'resourcePolicy':{'kind':'configmap','name':'skip-nothing'}}}",
+         "{'phase':'New'}"),
+     NULL, "[]", NULL, NULL, CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidBackupSpec",
+         "NonAdminBackup spec.backupSpec.resourcePolicy is restricted, can only name a ConfigMap "
+         "the administrator allows (--allowed-resource-policies): none",
+         T1) "]}",
+     NULL, NULL, NULL, ""},
+    {"a hook reaching for another namespace",
+     NAB("",
+         "{'backupSpec':{'hooks':{'resources':[{'name':'h','includedNamespaces':['*'],'pre':[{"
+         "'exec':{'command':['x']}}]}]}}}",
+         "{'phase':'New'}"),
+     NULL, "[]", NULL, NULL, CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidBackupSpec",
+         "NonAdminBackup spec.backupSpec.hooks.resources[0].includedNamespaces is restricted, can "
+         "not contain namespaces other than: shop",
+         T1) "]}",
      NULL, NULL, NULL, ""},
     /* ---- mirroring ---- */
     {"Created: status mirrored, queue position 1 + unfinished earlier ones",
@@ -118,10 +179,19 @@ static const nab_case cases[] = {
      QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC, NULL, NULL, NULL, NULL, ""},
     {"finished: position 0, the status copied whole", NAB(FIN, SPEC, CREATED(RUNNING, "2")),
      VB(T1, DONE), QUEUE(DONE), NULL, NULL, CW_NAC_SYNC, CREATED(DONE, "0"), NULL, NULL, NULL, ""},
-    {"the backup queue's position while Queued", NAB(FIN, SPEC, CREATED("{}", "0")),
-     VB(T1, "{'phase':'Queued','queuePosition':5}"), QUEUE("{'phase':'Queued','queuePosition':5}"),
-     NULL, NULL, CW_NAC_SYNC, CREATED("{'phase':'Queued','queuePosition':5}", "5"), NULL, NULL,
-     NULL, ""},
+    {"the backup queue's position while Queued; the phase as OADP's CRD can hold it",
+     NAB(FIN, SPEC, CREATED("{}", "0")), VB(T1, "{'phase':'Queued','queuePosition':5,'version':1}"),
+     QUEUE("{'phase':'Queued','queuePosition':5}"), NULL, NULL, CW_NAC_SYNC,
+     CREATED("{'phase':'New','version':1}", "5"), NULL, NULL, NULL, ""},
+    {"ReadyToStart reads New too", NAB(FIN, SPEC, CREATED("{'phase':'New','version':1}", "5")),
+     VB(T1, "{'phase':'ReadyToStart','queuePosition':0,'version':1}"),
+     QUEUE("{'phase':'ReadyToStart'}"), NULL, NULL, CW_NAC_SYNC,
+     CREATED("{'phase':'New','version':1}", "2"), NULL, NULL, NULL, ""},
+    {"mirrored as the CRD holds it: nothing to write again",
+     NAB(FIN, SPEC, CREATED("{'phase':'New','version':1}", "5")),
+     VB(T1, "{'phase':'Queued','queuePosition':5,'version':1}"),
+     QUEUE("{'phase':'Queued','queuePosition':5}"), NULL, NULL, CW_NAC_SYNC, NULL, NULL, NULL, NULL,
+     ""},
     {"a spec edited to invalid after Created changes nothing", NAB(FIN, BAD, CREATED(RUNNING, "2")),
      VB(T1, RUNNING), QUEUE(RUNNING), NULL, NULL, CW_NAC_SYNC, NULL, NULL, NULL, NULL, ""},
     {"the Velero Backup disappeared: Accepted=False VeleroBackupNotFound, never recreated",
@@ -352,63 +422,119 @@ static void test_owns(void **state)
 #define VR(status)                                                                                 \
     "{'metadata':{'name':'" RNAC "','creationTimestamp':'" T1 "'," RORIGIN "},'status':" status "}"
 
+/* daily's Velero Backup, carrying its origin; and one whose annotations name bank's vault. */
+#define VBK VB(T0, DONE)
+#define VBK_BANK                                                                                   \
+    "{'metadata':{'name':'" NAC "','namespace':'openshift-adp','labels':{"                         \
+    "'openshift.io/oadp-nab-origin-nacuuid':'" NAC "'},'annotations':{"                            \
+    "'openshift.io/oadp-nab-origin-name':'vault','openshift.io/"                                   \
+    "oadp-nab-origin-namespace':'bank'}}}"
+#define NO_VB                                                                                      \
+    "NonAdminRestore spec.restoreSpec.backupName is invalid: no Velero Backup openshift-adp/" NAC  \
+    " with the origin label and annotations of NonAdminBackup shop/daily"
+#define EXCL_RESTORE "'excludedResources':[" EXCL_NAC "," EXCL_CLUSTER ",'volumesnapshotclasses']"
+#define RINIT                                                                                      \
+    "{'restoreSpec':{'backupName':'daily','hooks':{'resources':[{'name':'h','postHooks':[{"        \
+    "'init':{'initContainers':[{'name':'i','image':'busybox','securityContext':{'privileged':"     \
+    "true}}]}}]}]}}}"
+#define RINVALID(msg)                                                                              \
+    "{'phase':'BackingOff','conditions':[" COND("Accepted", "False", "InvalidRestoreSpec", msg,    \
+                                                T1) "]}"
+
+/* What a create writes: Created, Queued, position 0 (the Restore has no status yet). */
+#define RCREATED                                                                                   \
+    "{'phase':'Created','conditions':[" RACC(                                                      \
+        T0) "," RQUEUED "]," RREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}"
+
+static char *allowed_items[] = {"restore-modifiers"};
+static cw_strlist allowed = {allowed_items, 1, 1, CW_OK};
+
 typedef struct {
-    const char *label, *nar, *nab, *restore, *restores;
+    const char *label, *nar, *nab, *backup, *restore, *restores;
+    int liberal; /* the administrator allows init hooks and restore-modifiers */
     cw_nac_outcome outcome;
     const char *status, *finalizers, *create, *flags;
 } nar_case;
 
 static const nar_case nar_cases[] = {
-    {"first sight", NAR("", RSPEC, "{}"), NAB_READY, NULL, "[]", CW_NAC_NEW, "{'phase':'New'}",
-     NULL, NULL, ""},
+    {"first sight", NAR("", RSPEC, "{}"), NAB_READY, VBK, NULL, "[]", 0, CW_NAC_NEW,
+     "{'phase':'New'}", NULL, NULL, ""},
     {"the NonAdminBackup is not ready", NAR("", RSPEC, "{'phase':'New'}"),
-     "{'status':{'phase':'New'}}", NULL, "[]", CW_NAC_INVALID,
-     "{'phase':'BackingOff','conditions':[" COND(
-         "Accepted", "False", "InvalidRestoreSpec",
-         "NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to "
-         "be restored",
-         T1) "]}",
+     "{'status':{'phase':'New'}}", NULL, NULL, "[]", 0, CW_NAC_INVALID,
+     RINVALID("NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not "
+              "ready to be restored"),
      NULL, NULL, ""},
     {"a namespace mapping",
      NAR("", "{'restoreSpec':{'backupName':'daily','namespaceMapping':{'shop':'bank'}}}",
          "{'phase':'New'}"),
-     NAB_READY, NULL, "[]", CW_NAC_INVALID,
-     "{'phase':'BackingOff','conditions':[" COND(
-         "Accepted", "False", "InvalidRestoreSpec",
-         "NonAdminRestore spec.restoreSpec.namespaceMapping "
-         "is restricted",
-         T1) "]}",
+     NAB_READY, VBK, NULL, "[]", 0, CW_NAC_INVALID,
+     RINVALID("NonAdminRestore spec.restoreSpec.namespaceMapping is restricted"), NULL, NULL, ""},
+    {"forged: daily's status names bank's Velero Backup", NAR("", RSPEC, "{'phase':'New'}"),
+     NAB_READY, VBK_BANK, NULL, "[]", 0, CW_NAC_INVALID, RINVALID(NO_VB), NULL, NULL, ""},
+    {"daily's Velero Backup is not there", NAR("", RSPEC, "{'phase':'New'}"), NAB_READY, NULL, NULL,
+     "[]", 0, CW_NAC_INVALID, RINVALID(NO_VB), NULL, NULL, ""},
+    {"includeClusterResources true",
+     NAR("", "{'restoreSpec':{'backupName':'daily','includeClusterResources':true}}",
+         "{'phase':'New'}"),
+     NAB_READY, VBK, NULL, "[]", 0, CW_NAC_INVALID,
+     RINVALID("NonAdminRestore spec.restoreSpec.includeClusterResources is restricted, can only "
+              "be set to false"),
      NULL, NULL, ""},
-    {"valid: the nacuuid recorded first", NAR("", RSPEC, "{'phase':'New'}"), NAB_READY, NULL, "[]",
-     CW_NAC_ACCEPTED, "{'phase':'New','conditions':[" RACC(T1) "]," RREF "}}", NULL, NULL, ""},
-    {"then the finalizer", NAR("", RSPEC, RACCEPTED), NAB_READY, NULL, "[]", CW_NAC_FINALIZER, NULL,
-     "[" RF "]", NULL, ""},
-    {"then the Velero Restore of the NonAdminBackup's Velero Backup",
-     NAR(",'finalizers':[" RF "]", RSPEC, RACCEPTED), NAB_READY, NULL, "[]", CW_NAC_CREATE,
-     "{'phase':'Created','conditions':[" RACC(
-         T0) "," RQUEUED "]," RREF ",'status':{}},'queueInfo':{'estimatedQueuePosition':0}}",
-     NULL,
+    {"an init container hook", NAR("", RINIT, "{'phase':'New'}"), NAB_READY, VBK, NULL, "[]", 0,
+     CW_NAC_INVALID,
+     RINVALID("NonAdminRestore spec.restoreSpec.hooks.resources[0].postHooks[0].init is "
+              "restricted, init container restore hooks are allowed only by the administrator "
+              "(--allow-restore-init-hooks)"),
+     NULL, NULL, ""},
+    {"a resource modifier not on the list",
+     NAR("",
+         "{'restoreSpec':{'backupName':'daily','resourceModifier':{'kind':'ConfigMap','name':"
+         "'x'}}}",
+         "{'phase':'New'}"),
+     NAB_READY, VBK, NULL, "[]", 1, CW_NAC_INVALID,
+     RINVALID("NonAdminRestore spec.restoreSpec.resourceModifier is restricted, can only name a "
+              "ConfigMap the administrator allows (--allowed-resource-policies): "
+              "restore-modifiers"),
+     NULL, NULL, ""},
+    {"valid: the nacuuid recorded first", NAR("", RSPEC, "{'phase':'New'}"), NAB_READY, VBK, NULL,
+     "[]", 0, CW_NAC_ACCEPTED, "{'phase':'New','conditions':[" RACC(T1) "]," RREF "}}", NULL, NULL,
+     ""},
+    {"then the finalizer", NAR("", RSPEC, RACCEPTED), NAB_READY, VBK, NULL, "[]", 0,
+     CW_NAC_FINALIZER, NULL, "[" RF "]", NULL, ""},
+    {"then the Velero Restore of daily's Velero Backup, held to shop",
+     NAR(",'finalizers':[" RF "]", RSPEC, RACCEPTED), NAB_READY, VBK, NULL, "[]", 0, CW_NAC_CREATE,
+     RCREATED, NULL,
      "{'apiVersion':'velero.io/v1','kind':'Restore','metadata':{'name':'" RNAC
-     "','namespace':'openshift-adp'," RORIGIN "},'spec':{'backupName':'" NAC "'}}",
+     "','namespace':'openshift-adp'," RORIGIN "},'spec':{'backupName':'" NAC
+     "','includedNamespaces':['shop']," EXCL_RESTORE "}}",
+     ""},
+    {"an init hook the administrator allows: made, held to shop",
+     NAR(",'finalizers':[" RF "]", RINIT, RACCEPTED), NAB_READY, VBK, NULL, "[]", 1, CW_NAC_CREATE,
+     RCREATED, NULL,
+     "{'apiVersion':'velero.io/v1','kind':'Restore','metadata':{'name':'" RNAC
+     "','namespace':'openshift-adp'," RORIGIN "},'spec':{'backupName':'" NAC
+     "','includedNamespaces':['shop'],'hooks':{'resources':[{'name':'h','postHooks':[{'init':{"
+     "'initContainers':[{'name':'i','image':'busybox','securityContext':{'privileged':true}}]}}],"
+     "'includedNamespaces':['shop']}]}," EXCL_RESTORE "}}",
      ""},
     {"Created: mirrored, position among unfinished Velero Restores",
      NAR(",'finalizers':[" RF "]", RSPEC,
          "{'phase':'Created','conditions':[" RACC(T0) "," RQUEUED "]," RREF "}}"),
-     NULL, VR("{'phase':'InProgress'}"),
-     "[" OTHER("r0", T0, "{}") "," VR("{'phase':'InProgress'}") "]", CW_NAC_SYNC,
+     NULL, NULL, VR("{'phase':'InProgress'}"),
+     "[" OTHER("r0", T0, "{}") "," VR("{'phase':'InProgress'}") "]", 0, CW_NAC_SYNC,
      "{'phase':'Created','conditions':[" RACC(
          T0) "," RQUEUED "]," RREF
              ",'status':{'phase':'InProgress'}},'queueInfo':{'estimatedQueuePosition':2}}",
      NULL, NULL, ""},
     {"being deleted: the Velero Restore goes first",
-     NAR(",'finalizers':[" RF "]" DELETED, RSPEC, "{'phase':'Created'," RREF "}}"), NULL, VR("{}"),
-     "[]", CW_NAC_DETACHING,
+     NAR(",'finalizers':[" RF "]" DELETED, RSPEC, "{'phase':'Created'," RREF "}}"), NULL, NULL,
+     VR("{}"), "[]", 0, CW_NAC_DETACHING,
      "{'phase':'Deleting'," RREF "},'conditions':[" COND("Deleting", "True", "DeletionPending",
                                                          "restore accepted for deletion", T1) "]}",
      NULL, NULL, "backup wait"},
     {"then the finalizer",
      NAR(",'finalizers':[" RF "]" DELETED, RSPEC, "{'phase':'Deleting'," RREF "}}"), NULL, NULL,
-     "[]", CW_NAC_RELEASE, NULL, "[]", NULL, ""},
+     NULL, "[]", 0, CW_NAC_RELEASE, NULL, "[]", NULL, ""},
 };
 
 static void test_restore_transitions(void **state)
@@ -417,10 +543,18 @@ static void test_restore_transitions(void **state)
     for (size_t i = 0; i < N(nar_cases); i++) {
         const nar_case *c = &nar_cases[i];
         json_object *nar = tjson(c->nar), *nab = tjson(c->nab), *vr = tjson(c->restore);
-        json_object *all = tjson(c->restores);
+        json_object *all = tjson(c->restores), *vb = tjson(c->backup);
         cw_narctl_config cfg = {.oadp_namespace = "openshift-adp"};
-        cw_nac_input in = {
-            .obj = nar, .velero = vr, .all = all, .nab = nab, .now = T1, .uuid = UUID};
+        if (c->liberal)
+            cfg.policy = (cw_nac_policy){.allow_restore_init_hooks = 1,
+                                         .allowed_resource_policies = &allowed};
+        cw_nac_input in = {.obj = nar,
+                           .velero = vr,
+                           .all = all,
+                           .nab = nab,
+                           .backup = vb,
+                           .now = T1,
+                           .uuid = UUID};
         cw_nac_actions a;
         cw_error err;
         cw_nac_actions_init(&a);
@@ -432,16 +566,113 @@ static void test_restore_transitions(void **state)
         json_object_put(nab);
         json_object_put(vr);
         json_object_put(all);
+        json_object_put(vb);
+    }
+}
+
+/* ---- the API server refused the Velero object (422) ---- */
+
+#define REFUSED_RAW                                                                                \
+    "Backup.velero.io \"x\" is invalid: spec.ttl: Invalid value: \"integer\": spec.ttl in body "   \
+    "must be of type string"
+
+typedef struct {
+    const char *label, *obj, *message;
+    int restore;
+    const char *status;
+} refused_case;
+
+static const refused_case refused_cases[] = {
+    {"the Status message after kube's status line, the generation recorded, the nacuuid dropped",
+     NAB(",'generation':2" FIN, "{'backupSpec':{'ttl':3}}", ACCEPTED),
+     "POST https://10.0.0.1:6443/apis/velero.io/v1/namespaces/openshift-adp/backups: 422 "
+     "Unprocessable Entity: " REFUSED_RAW,
+     0,
+     "{'phase':'BackingOff','conditions':[{'type':'Accepted','status':'False','reason':"
+     "'InvalidBackupSpec','message':'" REFUSED_MSG "','lastTransitionTime':'" T1
+     "','observedGeneration':2}]}"},
+    {"a message without the status line is taken whole", NAB(",'generation':7" FIN, SPEC, ACCEPTED),
+     "the name is invalid", 0,
+     "{'phase':'BackingOff','conditions':[{'type':'Accepted','status':'False','reason':"
+     "'InvalidBackupSpec','message':'the name is invalid','lastTransitionTime':'" T1
+     "','observedGeneration':7}]}"},
+    {"no message at all", NAB(",'generation':7" FIN, SPEC, ACCEPTED), "", 0,
+     "{'phase':'BackingOff','conditions':[{'type':'Accepted','status':'False','reason':"
+     "'InvalidBackupSpec','message':'the API server refused the Velero Backup',"
+     "'lastTransitionTime':'" T1 "','observedGeneration':7}]}"},
+    {"bytes that are not UTF-8 become '?'", NAB(",'generation':7" FIN, SPEC, ACCEPTED),
+     "x: 422 Unprocessable Entity: caf\xc3\xa9 \xc3(", 0,
+     "{'phase':'BackingOff','conditions':[{'type':'Accepted','status':'False','reason':"
+     "'InvalidBackupSpec','message':'caf\xc3\xa9 ?(','lastTransitionTime':'" T1
+     "','observedGeneration':7}]}"},
+    {"a NonAdminRestore", NAR(",'generation':4,'finalizers':[" RF "]", RSPEC, RACCEPTED),
+     "POST u: 422 Unprocessable Entity: Restore.velero.io is invalid", 1,
+     "{'phase':'BackingOff','conditions':[{'type':'Accepted','status':'False','reason':"
+     "'InvalidRestoreSpec','message':'Restore.velero.io is invalid','lastTransitionTime':'" T1
+     "','observedGeneration':4}]}"},
+};
+
+static int decide_kind(int restore, const cw_nac_input *in, cw_nac_actions *a, cw_error *err)
+{
+    if (restore) {
+        cw_narctl_config cfg = {.oadp_namespace = "openshift-adp"};
+        return cw_narctl_decide(in, &cfg, a, err);
+    }
+    cw_nabctl_config cfg = {.oadp_namespace = "openshift-adp"};
+    return cw_nabctl_decide(in, &cfg, a, err);
+}
+
+/* The refusal written, the object decided again: it stays until metadata.generation moves; then
+ * it is accepted with a new nacuuid. */
+static void test_velero_refused(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(refused_cases); i++) {
+        const refused_case *c = &refused_cases[i];
+        const cw_nac_kind *k = c->restore ? &cw_nac_restore_kind : &cw_nac_backup_kind;
+        json_object *obj = tjson(c->obj), *nab = tjson(NAB_READY), *vb = tjson(VBK);
+        cw_nac_input in = {.obj = obj, .nab = nab, .backup = vb, .now = T1, .uuid = UUID};
+        cw_nac_actions a, b;
+        cw_error err;
+        cw_nac_actions_init(&a);
+        cw_nac_actions_init(&b);
+        if (cw_nac_refused(k, &in, c->message, &a, &err) != CW_OK)
+            fail_msg("%s: %s", c->label, err.message);
+        if (a.outcome != CW_NAC_REFUSED || *a.nacuuid)
+            fail_msg("%s: outcome %s, nacuuid \"%s\"", c->label, cw_nac_outcome_name(a.outcome),
+                     a.nacuuid);
+        expect_json(a.status, c->status, "status", c->label);
+        json_object_object_add(obj, "status", json_object_get(a.status));
+        if (decide_kind(c->restore, &in, &b, &err) != CW_OK)
+            fail_msg("%s (again): %s", c->label, err.message);
+        if (b.outcome != CW_NAC_INVALID || b.status || b.create || b.finalizers)
+            fail_msg("%s (again): outcome %s, something written", c->label,
+                     cw_nac_outcome_name(b.outcome));
+        cw_nac_actions_free(&b);
+        json_object *meta = json_object_object_get(obj, "metadata");
+        json_object_object_add(
+            meta, "generation",
+            json_object_new_int64(
+                json_object_get_int64(json_object_object_get(meta, "generation")) + 1));
+        if (decide_kind(c->restore, &in, &b, &err) != CW_OK)
+            fail_msg("%s (edited): %s", c->label, err.message);
+        if (b.outcome != CW_NAC_ACCEPTED || strcmp(b.nacuuid, c->restore ? RNAC : NAC))
+            fail_msg("%s (edited): outcome %s, nacuuid \"%s\"", c->label,
+                     cw_nac_outcome_name(b.outcome), b.nacuuid);
+        cw_nac_actions_free(&b);
+        cw_nac_actions_free(&a);
+        json_object_put(obj);
+        json_object_put(nab);
+        json_object_put(vb);
     }
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_transitions),
-        cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_owns),
-        cmocka_unit_test(test_restore_transitions),
+        cmocka_unit_test(test_transitions),    cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_owns),           cmocka_unit_test(test_restore_transitions),
+        cmocka_unit_test(test_velero_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

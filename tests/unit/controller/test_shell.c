@@ -22,7 +22,11 @@ static int toy_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_e
     const char *name = cw_json_path_string(cm, "metadata.name");
     cw_kube_resource r = cw_shell_resource(s, 0, cw_json_path_string(cm, "metadata.namespace"));
     json_object *want = tjson("{'data':{'do':'update','v':'ours'}}");
-    res->outcome = what;
+    /* The outcome outlives cm: a literal, not what points into it. */
+    static const char *const outcomes[] = {"patch", "update", "refuse", "nothing"};
+    for (size_t i = 0; i < N(outcomes); i++)
+        if (!strcmp(what, outcomes[i]))
+            res->outcome = outcomes[i];
     if (!strcmp(what, "patch")) {
         rc = cw_shell_patch(s, "patch_cm", cm, &r, name, want, err);
     } else if (!strcmp(what, "update")) {
