@@ -15,7 +15,10 @@
  *   bench_cron_status --live KUBECONFIG [counts as above]   (bench/cron_status_live.sh)
  * creates the same objects in the cluster (16 requests in flight; without their status, uid,
  * ownerReferences and times, which the API server sets or ignores on create) and measures the
- * whole command reading them with paged LISTs. */
+ * whole command reading them with paged LISTs.
+ *   bench_cron_status --reconciler [counts as above]
+ * the schedule-health reconciler's first pass over the same objects, through its informers'
+ * paged LISTs answered by a fake API server (bench/schedule_health.c). */
 #include <json-c/json.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "bench_util.h"
+#include "schedule_health.h"
 #include "cron/tz.h"
 #include "health/health.h"
 #include "kube/client.h"
@@ -590,10 +594,15 @@ static long long dir_bytes(const gen *g, char *largest, size_t len, long long *m
 int main(int argc, char **argv)
 {
     const char *kubeconfig = NULL;
+    int reconciler = 0;
     if (argc > 2 && !strcmp(argv[1], "--live")) {
         kubeconfig = argv[2];
         argv += 2;
         argc -= 2;
+    } else if (argc > 1 && !strcmp(argv[1], "--reconciler")) {
+        reconciler = 1;
+        argv++;
+        argc--;
     }
     gen g = {.volumes = argc > 1 ? atoi(argv[1]) : 10000,
              .jobs = argc > 2 ? atoi(argv[2]) : 500,
@@ -630,6 +639,8 @@ int main(int argc, char **argv)
                     "--volumes",         "-o",   "json",   NULL};
     if (kubeconfig)
         return live(&g, kubeconfig);
+    if (reconciler) /* alone in its process: its peak RSS is the reconciler's */
+        return cw_bench_schedule_health(dir, NOW);
     measure("cron status -f (text)", text);
     measure("cron status -f -o json", json);
     measure("cron status -f --volumes -o json", vols);

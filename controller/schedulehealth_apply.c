@@ -83,6 +83,7 @@ typedef struct sh_state {
     cw_strmap labels;     /* "<ns>/<velero.io/schedule-name value>" -> the Schedule's name */
     cw_strlist volume_ns; /* namespaces with volume series */
     cw_metric *g[CW_SHCTL_GAUGES], *missed, *unprotected, *stale;
+    json_object *empty[CW_SH_BACKUPS + 1]; /* per informer: what the cache keeps of a run */
 } sh_state;
 
 static int register_metrics(cw_metrics *m, sh_state *st, cw_error *err)
@@ -117,6 +118,8 @@ static void fini(void *p)
     cw_strmap_free(&st->memory, free);
     cw_strmap_free(&st->labels, free);
     cw_strlist_free(&st->volume_ns);
+    for (size_t i = 0; i <= CW_SH_BACKUPS; i++)
+        json_object_put(st->empty[i]);
     pthread_mutex_destroy(&st->mu);
     free(st);
 }
@@ -131,6 +134,9 @@ static int init(cw_shell *s, void **state, cw_error *err)
     cw_strmap_init(&st->memory);
     cw_strmap_init(&st->labels);
     cw_strlist_init(&st->volume_ns);
+    for (size_t i = 0; i <= CW_SH_BACKUPS; i++)
+        if (!(st->empty[i] = json_object_new_object()))
+            return cw_error_oom(err);
     int rc = cw_health_init(&st->model, &cfg->health, err);
     st->model_ok = rc == CW_OK;
     if (rc == CW_OK && s->env.metrics)
@@ -140,37 +146,22 @@ static int init(cw_shell *s, void **state, cw_error *err)
 
 /* ---- what it reads: every object into the model, its identity into the cache ---- */
 
-/* The reconcile keys an object wakes, kept in its cache entry (so its deletion wakes them too). */
-static int wake_add(json_object *keys, const char *fmt, const char *ns, const char *name)
-{
-    char key[CW_CTRL_KEY_MAX];
-    int n = snprintf(key, sizeof(key), fmt, ns, name);
-    if (n < 0 || (size_t)n >= sizeof(key))
-        return 0;
-    return json_object_array_add(keys, json_object_new_string(key));
-}
+/* What each informer is: its kind, its API group (for the model's remove). */
+static const struct {
+    const char *kind, *group;
+} kinds[] = {
+    [CW_SH_RECURRINGJOBS] = {"RecurringJob", "longhorn.io"},
+    [CW_SH_CRONJOBS] = {"CronJob", "batch"},
+    [CW_SH_JOBS] = {"Job", "batch"},
+    [CW_SH_VOLUMES] = {"Volume", "longhorn.io"},
+    [CW_SH_LHBACKUPS] = {"Backup", "longhorn.io"},
+    [CW_SH_BACKUPVOLUMES] = {"BackupVolume", "longhorn.io"},
+    [CW_SH_SCHEDULES] = {"Schedule", "velero.io"},
+    [CW_SH_BACKUPS] = {"Backup", "velero.io"},
+};
 
-/* What the model made of a Job or Backup: its schedule. Called with the lock held. */
-static void wake_run(sh_state *st, json_object *keys, int job, const char *ns, const char *name,
-                     json_object *obj)
-{
-    char rk[CW_CTRL_KEY_MAX];
-    if (job) { /* the CronJob the model filed it under, named as its RecurringJob */
-        snprintf(rk, sizeof(rk), "J/%s/%s", ns, name);
-        const char *gk = cw_strmap_get_s(&st->model.run_of, rk);
-        if (gk && strlen(gk) > 3 + strlen(ns))
-            wake_add(keys, "RecurringJob/%s/%s", ns, gk + 3 + strlen(ns));
-        return;
-    }
-    json_object *v = cw_json_member(cw_json_path(obj, "metadata.labels"), CW_SCHEDULE_NAME_LABEL);
-    if (!json_object_is_type(v, json_type_string))
-        return;
-    snprintf(rk, sizeof(rk), "%s/%s", ns, json_object_get_string(v));
-    const char *sched = cw_strmap_get_s(&st->labels, rk); /* a long name's hashed label */
-    wake_add(keys, "Schedule/%s/%s", ns, sched ? sched : json_object_get_string(v));
-}
-
-/* A Velero Schedule's label value, for its Backups to find it. Called with the lock held. */
+/* A Velero Schedule's label value, for its Backups to find it (long names are hashed). Called
+ * with the lock held. */
 static void remember_label(sh_state *st, const char *ns, const char *name, int forget)
 {
     char label[CW_SCHEDULE_LABEL_MAX + 1], key[CW_CTRL_KEY_MAX];
@@ -185,7 +176,12 @@ static void remember_label(sh_state *st, const char *ns, const char *name, int f
     free(old);
 }
 
-static json_object *feed(cw_shell *s, json_object *obj, size_t inf, const char *kind)
+/* Every object goes into the model as it is read. The cache keeps what a reconcile needs of it:
+ * a RecurringJob's or Schedule's identity (the object its Events are about); of the others
+ * nothing but their key, under one shared empty entry per informer (no version: a relist feeds
+ * every object again, which the model takes as a replacement). Only the informer's own thread
+ * takes and drops references to that entry; readers of the caches copy schedules only. */
+static json_object *feed(cw_shell *s, json_object *obj, size_t inf)
 {
     static const char *const identity[] = {"apiVersion",
                                            "kind",
@@ -197,7 +193,6 @@ static json_object *feed(cw_shell *s, json_object *obj, size_t inf, const char *
     sh_state *st = s->state;
     const char *ns = cw_json_path_string(obj, "metadata.namespace");
     const char *name = cw_json_path_string(obj, "metadata.name");
-    json_object *keys = json_object_new_array();
     cw_error err;
     cw_error_init(&err);
     /* Items of a LIST may come without them; the model reads them (the page is the informer's,
@@ -206,88 +201,87 @@ static json_object *feed(cw_shell *s, json_object *obj, size_t inf, const char *
         json_object_object_add(obj, "apiVersion",
                                json_object_new_string(cw_shell_api_version(s, inf)));
     if (!cw_json_path_string(obj, "kind"))
-        json_object_object_add(obj, "kind", json_object_new_string(kind));
-    json_object *stub = cw_json_keep(obj, identity);
-    if (!stub || !keys || !ns || !name) {
-        json_object_put(keys);
-        return stub;
-    }
+        json_object_object_add(obj, "kind", json_object_new_string(kinds[inf].kind));
     pthread_mutex_lock(&st->mu);
-    if (cw_health_add(&st->model, obj, kind, &err) != CW_OK)
+    if (cw_health_add(&st->model, obj, kinds[inf].kind, &err) != CW_OK)
         cw_log(CW_LOG_WARN, "cannot judge this object", CW_LS("controller", s->r->name),
-               CW_LS("object", name), CW_LS("namespace", ns), CW_LS("error", err.message));
-    switch (inf) {
-    case CW_SH_RECURRINGJOBS:
-        wake_add(keys, "RecurringJob/%s/%s", ns, name);
-        wake_add(keys, "%s%s", "", CW_SH_VOLUMES_KEY);
-        break;
-    case CW_SH_CRONJOBS: /* Longhorn names it as its RecurringJob */
-        wake_add(keys, "RecurringJob/%s/%s", ns, name);
-        break;
-    case CW_SH_SCHEDULES:
+               CW_LS("object", name ? name : ""), CW_LS("namespace", ns ? ns : ""),
+               CW_LS("error", err.message));
+    if (inf == CW_SH_SCHEDULES && ns && name)
         remember_label(st, ns, name, 0);
-        wake_add(keys, "Schedule/%s/%s", ns, name);
-        break;
-    case CW_SH_JOBS:
-    case CW_SH_BACKUPS:
-        wake_run(st, keys, inf == CW_SH_JOBS, ns, name, obj);
-        break;
-    default: /* volumes and their backups */
-        wake_add(keys, "%s%s", "", CW_SH_VOLUMES_KEY);
+    pthread_mutex_unlock(&st->mu);
+    if (inf == CW_SH_RECURRINGJOBS || inf == CW_SH_SCHEDULES)
+        return cw_json_keep(obj, identity);
+    return json_object_get(st->empty[inf]);
+}
+
+/* The schedule a Job or Backup belongs to, as the model filed it. Called with the lock held. */
+static int owner_key(sh_state *st, size_t inf, const char *ns, const char *name, char *out,
+                     size_t len)
+{
+    char rk[CW_CTRL_KEY_MAX];
+    snprintf(rk, sizeof(rk), "%s/%s/%s", inf == CW_SH_JOBS ? "J" : "B", ns, name);
+    const char *gk = cw_strmap_get_s(&st->model.run_of, rk);
+    size_t skip = 3 + strlen(ns); /* "J/<ns>/" */
+    if (!gk || strlen(gk) <= skip)
+        return 0;
+    if (inf == CW_SH_JOBS) /* its CronJob, named as its RecurringJob */
+        return snprintf(out, len, "RecurringJob/%s/%s", ns, gk + skip) < (int)len;
+    snprintf(rk, sizeof(rk), "%s/%s", ns, gk + skip);
+    const char *sched = cw_strmap_get_s(&st->labels, rk);
+    return snprintf(out, len, "Schedule/%s/%s", ns, sched ? sched : gk + skip) < (int)len;
+}
+
+/* A change: a deletion leaves the model; the schedule (or the volume counts) it concerns is
+ * queued. key is the cache's "<ns>/<name>". */
+static void changed(cw_shell *s, size_t inf, cw_informer_op op, const char *key)
+{
+    sh_state *st = s->state;
+    char ns[256], wake[CW_CTRL_KEY_MAX] = "";
+    const char *name;
+    int volumes = inf == CW_SH_RECURRINGJOBS || inf == CW_SH_VOLUMES || inf == CW_SH_LHBACKUPS ||
+                  inf == CW_SH_BACKUPVOLUMES;
+    if (!cw_ctrl_key_split(key, ns, sizeof(ns), &name))
+        return;
+    pthread_mutex_lock(&st->mu);
+    if (inf == CW_SH_RECURRINGJOBS || inf == CW_SH_CRONJOBS)
+        snprintf(wake, sizeof(wake), "RecurringJob/%s", key);
+    else if (inf == CW_SH_SCHEDULES)
+        snprintf(wake, sizeof(wake), "Schedule/%s", key);
+    else if ((inf == CW_SH_JOBS || inf == CW_SH_BACKUPS) &&
+             !owner_key(st, inf, ns, name, wake, sizeof(wake)))
+        wake[0] = '\0';
+    if (op == CW_INFORMER_DELETE) {
+        cw_health_remove(&st->model, kinds[inf].group, kinds[inf].kind, ns, name);
+        if (inf == CW_SH_SCHEDULES)
+            remember_label(st, ns, name, 1);
     }
     pthread_mutex_unlock(&st->mu);
-    json_object_object_add(stub, "wake", keys);
-    return stub;
+    if (*wake)
+        cw_queue_add(s->env.queue, wake);
+    if (volumes)
+        cw_queue_add(s->env.queue, CW_SH_VOLUMES_KEY);
 }
 
-#define FEED(fn, inf, kind)                                                                        \
-    static json_object *fn(void *ud, json_object *obj)                                             \
+#define INFORMER_FNS(feed_, changed_, inf)                                                         \
+    static json_object *feed_(void *ud, json_object *obj)                                          \
     {                                                                                              \
-        return feed(ud, obj, inf, kind);                                                           \
+        return feed(ud, obj, inf);                                                                 \
+    }                                                                                              \
+    static void changed_(void *ud, cw_informer_op op, const char *key, json_object *old,           \
+                         json_object *obj)                                                         \
+    {                                                                                              \
+        (void)old, (void)obj;                                                                      \
+        changed(ud, inf, op, key);                                                                 \
     }
-FEED(feed_recurringjob, CW_SH_RECURRINGJOBS, "RecurringJob")
-FEED(feed_cronjob, CW_SH_CRONJOBS, "CronJob")
-FEED(feed_job, CW_SH_JOBS, "Job")
-FEED(feed_volume, CW_SH_VOLUMES, "Volume")
-FEED(feed_lhbackup, CW_SH_LHBACKUPS, "Backup")
-FEED(feed_backupvolume, CW_SH_BACKUPVOLUMES, "BackupVolume")
-FEED(feed_schedule, CW_SH_SCHEDULES, "Schedule")
-FEED(feed_backup, CW_SH_BACKUPS, "Backup")
-
-static void wake(cw_shell *s, json_object *stub)
-{
-    json_object *keys = stub ? cw_json_member(stub, "wake") : NULL;
-    size_t n = json_object_is_type(keys, json_type_array) ? json_object_array_length(keys) : 0;
-    for (size_t i = 0; i < n; i++)
-        cw_queue_add(s->env.queue, json_object_get_string(json_object_array_get_idx(keys, i)));
-}
-
-/* A deletion leaves the model; every change wakes the keys of the old and the new object. */
-static void on_change(void *ud, cw_informer_op op, const char *key, json_object *old,
-                      json_object *obj)
-{
-    (void)key;
-    cw_shell *s = ud;
-    sh_state *st = s->state;
-    if (op == CW_INFORMER_DELETE && old) {
-        const char *api = cw_json_path_string(old, "apiVersion");
-        const char *kind = cw_json_path_string(old, "kind");
-        const char *ns = cw_json_path_string(old, "metadata.namespace");
-        const char *name = cw_json_path_string(old, "metadata.name");
-        const char *slash = api ? strchr(api, '/') : NULL;
-        char group[128];
-        snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - api) : 0, api ? api : "");
-        if (kind && ns && name) {
-            pthread_mutex_lock(&st->mu);
-            cw_health_remove(&st->model, group, kind, ns, name);
-            if (!strcmp(kind, "Schedule"))
-                remember_label(st, ns, name, 1);
-            pthread_mutex_unlock(&st->mu);
-        }
-    }
-    wake(s, old);
-    wake(s, obj);
-}
+INFORMER_FNS(feed_recurringjob, on_recurringjob, CW_SH_RECURRINGJOBS)
+INFORMER_FNS(feed_cronjob, on_cronjob, CW_SH_CRONJOBS)
+INFORMER_FNS(feed_job, on_job, CW_SH_JOBS)
+INFORMER_FNS(feed_volume, on_volume, CW_SH_VOLUMES)
+INFORMER_FNS(feed_lhbackup, on_lhbackup, CW_SH_LHBACKUPS)
+INFORMER_FNS(feed_backupvolume, on_backupvolume, CW_SH_BACKUPVOLUMES)
+INFORMER_FNS(feed_schedule, on_schedule, CW_SH_SCHEDULES)
+INFORMER_FNS(feed_backup, on_backup, CW_SH_BACKUPS)
 
 /* ---- what it does ---- */
 
@@ -450,31 +444,31 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     return rc;
 }
 
-/* Identities in the caches: the model has the rest. Optional: a cluster without Longhorn or
- * Velero has none of that half to report. */
-#define INFORMER(name_, group_, version_, resource_, scope_, feed_, optional_)                     \
+/* Longhorn's and Velero's kinds are optional: a cluster without one has none of that half to
+ * report. */
+#define INFORMER(name_, group_, version_, resource_, scope_, feed_, on_, optional_)                \
     {                                                                                              \
         CW_INFORMER_RESOURCE(name_, group_, version_, resource_),                                  \
-            .scope = (scope_), .transform = (feed_), .handler = on_change, .optional = (optional_) \
+            .scope = (scope_), .transform = (feed_), .handler = (on_), .optional = (optional_)     \
     }
 
 static const cw_informer_def informers[] = {
     [CW_SH_RECURRINGJOBS] = INFORMER("recurringjobs", "longhorn.io", NULL, "recurringjobs",
-                                     CW_SHELL_HOME, feed_recurringjob, 1),
+                                     CW_SHELL_HOME, feed_recurringjob, on_recurringjob, 1),
     [CW_SH_CRONJOBS] =
-        INFORMER("cronjobs", "batch", NULL, "cronjobs", CW_SHELL_HOME, feed_cronjob, 0),
-    [CW_SH_JOBS] = INFORMER("jobs", "batch", "v1", "jobs", CW_SHELL_HOME, feed_job, 0),
-    [CW_SH_VOLUMES] =
-        INFORMER("volumes", "longhorn.io", NULL, "volumes", CW_SHELL_HOME, feed_volume, 1),
+        INFORMER("cronjobs", "batch", NULL, "cronjobs", CW_SHELL_HOME, feed_cronjob, on_cronjob, 0),
+    [CW_SH_JOBS] = INFORMER("jobs", "batch", "v1", "jobs", CW_SHELL_HOME, feed_job, on_job, 0),
+    [CW_SH_VOLUMES] = INFORMER("volumes", "longhorn.io", NULL, "volumes", CW_SHELL_HOME,
+                               feed_volume, on_volume, 1),
     [CW_SH_LHBACKUPS] = INFORMER("longhorn-backups", "longhorn.io", NULL, "backups", CW_SHELL_HOME,
-                                 feed_lhbackup, 1),
+                                 feed_lhbackup, on_lhbackup, 1),
     [CW_SH_BACKUPVOLUMES] = INFORMER("backupvolumes", "longhorn.io", NULL, "backupvolumes",
-                                     CW_SHELL_HOME, feed_backupvolume, 1),
-    [CW_SH_SCHEDULES] =
-        INFORMER("schedules", "velero.io", NULL, "schedules", CW_SHELL_ASIDE, feed_schedule, 1),
+                                     CW_SHELL_HOME, feed_backupvolume, on_backupvolume, 1),
+    [CW_SH_SCHEDULES] = INFORMER("schedules", "velero.io", NULL, "schedules", CW_SHELL_ASIDE,
+                                 feed_schedule, on_schedule, 1),
     [CW_SH_BACKUPS] = {CW_INFORMER_RESOURCE("backups", "velero.io", NULL, "backups"),
                        .scope = CW_SHELL_ASIDE, .label_selector = CW_SCHEDULE_NAME_LABEL,
-                       .transform = feed_backup, .handler = on_change, .optional = 1},
+                       .transform = feed_backup, .handler = on_backup, .optional = 1},
 };
 
 const cw_reconciler_ops cw_schedulehealth_reconciler = {

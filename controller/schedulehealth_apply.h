@@ -5,9 +5,10 @@
  * Longhorn's RecurringJobs, CronJobs, Jobs, Volumes, Backups and BackupVolumes in
  * --longhorn-namespace; Velero's Schedules and Backups (labelled with a schedule) in --namespace.
  * Longhorn's and Velero's resources are optional: a cluster without one has nothing of it to
- * report. The caches keep identities; the model keeps compact records (memory grows with runs,
- * not with their objects). Keys: "RecurringJob/<ns>/<name>", "Schedule/<ns>/<name>" and
- * "volumes" (the per-namespace volume counts). */
+ * report. The model keeps compact records of every object (memory grows with runs, not with
+ * their objects); the caches keep the schedules' identities and, of the rest, only their keys.
+ * Keys: "RecurringJob/<ns>/<name>", "Schedule/<ns>/<name>" and "volumes" (the per-namespace volume
+ * counts). */
 #ifndef CW_SCHEDULEHEALTH_APPLY_H
 #define CW_SCHEDULEHEALTH_APPLY_H
 
