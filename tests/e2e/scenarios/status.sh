@@ -37,7 +37,7 @@ status_of() {
   kc replace --raw "$path$sub" -f "$E2E_DIR/obj.json" >/dev/null ||
     e2e_fail "could not write the status of $path"
 }
-JOBS=/apis/batch/v1/namespaces/longhorn-system/jobs
+JOB_NS=longhorn-system BACKUP_NS=velero # where job() and backup() write
 CRONJOBS=/apis/batch/v1beta1/namespaces/longhorn-system/cronjobs
 # job CRONJOB FIRE STATUS_JSON: the Job Kubernetes 1.21+ makes for that fire time (name in minutes)
 job() {
@@ -47,9 +47,9 @@ apiVersion: batch/v1
 kind: Job
 metadata:
   name: $name
-  namespace: longhorn-system
+  namespace: $JOB_NS
   labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n longhorn-system "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
+  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$JOB_NS" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
 spec:
   backoffLimit: 3
   template:
@@ -58,7 +58,7 @@ spec:
       restartPolicy: OnFailure
       containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6", command: [longhorn-manager, -d, recurring-job, $cj]}]
 YAML
-  [ -z "${3:-}" ] || status_of "$JOBS/$name" "$3"
+  [ -z "${3:-}" ] || status_of "/apis/batch/v1/namespaces/$JOB_NS/jobs/$name" "$3"
 }
 done_status() { # START END
   echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
@@ -74,11 +74,11 @@ apiVersion: velero.io/v1
 kind: Backup
 metadata:
   name: $name
-  namespace: velero
+  namespace: $BACKUP_NS
   labels: {velero.io/schedule-name: $2, velero.io/storage-location: default}
 spec: {includedNamespaces: [shop], ttl: 720h0m0s, storageLocation: default}
 YAML
-  status_of "/apis/velero.io/v1/namespaces/velero/backups/$name" "$4" ""
+  status_of "/apis/velero.io/v1/namespaces/$BACKUP_NS/backups/$name" "$4" ""
 }
 completed() { echo "{\"phase\":\"Completed\",\"startTimestamp\":\"$(at "$1")\",\"completionTimestamp\":\"$(at "$2")\"}"; }
 
@@ -310,17 +310,9 @@ done
 # Velero's runs: yesterday's took 10 minutes; today's has run for 2 hours (stuck after 25m).
 NOW_S=$(date +%s)
 OK_START=$((NOW_S - 86400)) RUN_START=$((NOW_S - 7200))
-sh_backup() { # NAME STATUS_JSON
-  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Backup $1"
-apiVersion: velero.io/v1
-kind: Backup
-metadata: {name: $1, namespace: $SH_VE, labels: {velero.io/schedule-name: nightly-stuck}}
-spec: {includedNamespaces: [shop], ttl: 720h0m0s}
-YAML
-  status_of "/apis/velero.io/v1/namespaces/$SH_VE/backups/$1" "$2" ""
-}
-sh_backup "nightly-stuck-$(date -u -d "@$OK_START" +%Y%m%d%H%M%S)" "$(completed "$OK_START" $((OK_START + 600)))"
-sh_backup "nightly-stuck-$(date -u -d "@$RUN_START" +%Y%m%d%H%M%S)" "{\"phase\":\"InProgress\",\"startTimestamp\":\"$(at "$RUN_START")\"}"
+BACKUP_NS=$SH_VE
+backup nightly-stuck nightly-stuck "$OK_START" "$(completed "$OK_START" $((OK_START + 600)))"
+backup nightly-stuck nightly-stuck "$RUN_START" "{\"phase\":\"InProgress\",\"startTimestamp\":\"$(at "$RUN_START")\"}"
 
 # sh_ctl NAME: the controller as user controller (the roles above only), metrics on a free port;
 # SH_METRICS: its address (what a Prometheus of tests/e2e/prometheus.sh scrapes).
@@ -358,24 +350,8 @@ assert_eq 1 "$(sh_value "cronwarden_volumes_unprotected{namespace=\"lh-health\"}
 # FIRE: the test plays the CronJob controller for backup-failing (its Job fails); snap-suspended's
 # CronJob is suspended, so nothing runs for it.
 while [ "$(date +%s)" -le "$FIRE" ]; do sleep 1; done
-job_in() { # CRONJOB FIRE STATUS_JSON, in $SH_LH
-  local name="$1-$(($2 / 60))"
-  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Job $name"
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $name
-  namespace: $SH_LH
-  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $1, uid: $(kc get cronjob -n "$SH_LH" "$1" -o jsonpath='{.metadata.uid}'), controller: true}]
-spec:
-  template:
-    spec:
-      restartPolicy: OnFailure
-      containers: [{name: $1, image: "longhornio/longhorn-manager:v1.2.6"}]
-YAML
-  status_of "/apis/batch/v1/namespaces/$SH_LH/jobs/$name" "$3"
-}
-job_in backup-failing "$FIRE" "$(failed_status $((FIRE + 1)) $((FIRE + 3)))"
+JOB_NS=$SH_LH
+job backup-failing "$FIRE" "$(failed_status $((FIRE + 1)) $((FIRE + 3)))"
 wait_for 60 "the missed run of snap-suspended (FIRE + 30s grace, on the controller's timer)" \
   sh_is "cronwarden_schedule_missed_runs_total{$RJS,name=\"snap-suspended\"}" 1
 cat > "$E2E_DIR/sh-want" <<WANT
