@@ -12,9 +12,6 @@
 #include "lib/grow.h"
 #include "lib/json.h"
 
-#define JOB_LABEL   "recurring-job.longhorn.io/"
-#define GROUP_LABEL "recurring-job-group.longhorn.io/"
-
 void cw_audit_config_init(cw_audit_config *c)
 {
     *c = (cw_audit_config){
@@ -198,39 +195,18 @@ static int add_schedule(cw_audit *a, json_object *obj, const char *ns, const cha
     return CW_OK;
 }
 
-/* "\nj:<job>\ng:<group>\n...": the volume's selectors in label order (json-c keeps insertion
- * order; signatures are compared as sets through the sorted list). */
+/* "\nj:<job>\ng:<group>\n...": the volume's selectors (defaults/volume's rule), sorted, so that
+ * signatures compare as sets. */
 static int volume_signature(const cw_audit *a, json_object *labels, json_object *legacy,
                             cw_buf *sig)
 {
     cw_strlist sel;
     cw_strlist_init(&sel);
-    int rc = CW_OK;
-    if (json_object_is_type(labels, json_type_object)) {
-        json_object_object_foreach(labels, k, v)
-        {
-            const char *val =
-                json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
-            if (strcmp(val, "enabled"))
-                continue;
-            if (!strncmp(k, JOB_LABEL, strlen(JOB_LABEL)))
-                rc = cw_strlist_addf(&sel, "j:%s", k + strlen(JOB_LABEL));
-            else if (!strncmp(k, GROUP_LABEL, strlen(GROUP_LABEL)))
-                rc = cw_strlist_addf(&sel, "g:%s", k + strlen(GROUP_LABEL));
-            if (rc != CW_OK)
-                goto done;
-        }
-    }
-    /* defaults/volume's rule: no job or group label (values not looked at) and no legacy jobs */
-    if (!cw_volume_has_job_label(json_object_is_type(labels, json_type_object) ? labels : NULL) &&
-        !legacy && *a->cfg.default_group &&
-        (rc = cw_strlist_addf(&sel, "g:%s", a->cfg.default_group)) != CW_OK)
-        goto done;
-    cw_strlist_sort(&sel);
-    rc = cw_buf_putc(sig, '\n');
+    int rc = cw_volume_selectors(labels, legacy != NULL, a->cfg.default_group, &sel);
+    if (rc == CW_OK)
+        rc = cw_buf_putc(sig, '\n');
     for (size_t i = 0; rc == CW_OK && i < sel.len; i++)
         rc = cw_buf_printf(sig, "%s\n", sel.items[i]);
-done:
     cw_strlist_free(&sel);
     return rc;
 }

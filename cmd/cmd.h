@@ -4,10 +4,15 @@
 
 #include <signal.h>
 
+#include <json-c/json.h>
+
 #include "defaults/policy.h"
+#include "kube/client.h"
+#include "kube/config.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/opts.h"
+#include "lib/strlist.h"
 #include "cron/tz.h"
 
 #define CW_EXIT_OK    0
@@ -16,6 +21,7 @@
 
 int cw_cmd_cron(int argc, char **argv);
 int cw_cmd_cron_audit(int argc, char **argv);
+int cw_cmd_cron_status(int argc, char **argv);
 int cw_cmd_migrate(int argc, char **argv);
 int cw_cmd_webhook(int argc, char **argv);
 int cw_cmd_controller(int argc, char **argv);
@@ -55,5 +61,65 @@ void cw_cmd_log_config(const cw_cmd_spec *spec, const cw_log_field *extra, size_
 /* The command's table: its own rows then the common ones, into out (room for cap). */
 int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t *n,
                 cw_error *err) CW_MUST_CHECK;
+
+/* Rows of the cron subcommands, which take flags only (no CRONWARDEN_* environment, no config
+ * file): the manifests to read or the cluster, and the output format. */
+#define CW_CMD_OPT_FROM_FILE(tgt, help_)                                                           \
+    {                                                                                              \
+        .name = "from-file", .short_name = 'f', .type = CW_OPT_LIST, .metavar = "PATH",            \
+        .help = (help_), .target = (tgt), .no_env = 1                                              \
+    }
+#define CW_CMD_OPT_MAX_INPUT_BYTES(tgt)                                                            \
+    {                                                                                              \
+        .name = "max-input-bytes", .type = CW_OPT_INT, .metavar = "N",                             \
+        .help = "refuse more manifests than N bytes in all", .target = (tgt), .def = "1073741824", \
+        .min = 1, .max = 1LL << 50, .no_env = 1                                                    \
+    }
+#define CW_CMD_OPT_LIVE_KUBECONFIG(tgt)                                                            \
+    {                                                                                              \
+        .name = "kubeconfig", .type = CW_OPT_STRING, .metavar = "FILE",                            \
+        .help = "live: kubeconfig (default $KUBECONFIG, ~/.kube/config, in-cluster)",              \
+        .target = (tgt), .no_env = 1                                                               \
+    }
+#define CW_CMD_OPT_LIVE_CONTEXT(tgt)                                                               \
+    {                                                                                              \
+        .name = "context", .type = CW_OPT_STRING, .metavar = "NAME",                               \
+        .help = "live: kubeconfig context", .target = (tgt), .no_env = 1                           \
+    }
+#define CW_CMD_OPT_LIVE_NAMESPACE(name_, short_, def_, help_, tgt)                                 \
+    {                                                                                              \
+        .name = (name_), .short_name = (short_), .type = CW_OPT_STRING, .metavar = "NS",           \
+        .help = (help_), .target = (tgt), .def = (def_), .no_env = 1                               \
+    }
+#define CW_CMD_OPT_REPORT_DEFAULT_GROUP(tgt)                                                       \
+    {                                                                                              \
+        .name = "default-group", .type = CW_OPT_STRING, .metavar = "NAME",                         \
+        .help = "the group of volumes without job labels (\"\": none)", .target = (tgt),           \
+        .def = "default", .no_env = 1                                                              \
+    }
+#define CW_CMD_OPT_TEXT_JSON(tgt)                                                                  \
+    {                                                                                              \
+        .name = "output", .short_name = 'o', .type = CW_OPT_ENUM, .metavar = "FORMAT",             \
+        .help = "text or json", .target = (tgt), .def = "text", .choices = "text|json",            \
+        .no_env = 1                                                                                \
+    }
+
+/* Objects for the read-only reports (cron audit, cron status), one at a time: obj is borrowed,
+ * source says where it came from ("file: document 2, items[3]", "live"). */
+typedef int (*cw_cmd_object_fn)(void *ud, json_object *obj, const char *source, cw_error *err);
+/* Manifests: files, directories (recursive) or "-", at most max_bytes in all (migrate's loaders;
+ * Lists flattened). */
+int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, cw_cmd_object_fn fn, void *ud,
+                      cw_error *err) CW_MUST_CHECK;
+/* What to LIST for a report: group/resource in ns (NULL: all namespaces), with an optional
+ * label selector. */
+typedef struct cw_cmd_live_source {
+    const char *group, *resource, *ns, *selector;
+} cw_cmd_live_source;
+/* The cluster of --kubeconfig/--context (kubectl's rules), read with a paged LIST per source in
+ * order, each item given its List's apiVersion and kind; a group or resource the cluster does
+ * not serve is skipped (logged at info level). */
+int cw_cmd_feed_live(const char *kubeconfig, const char *context, const cw_cmd_live_source *src,
+                     size_t n, cw_cmd_object_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -30,15 +30,7 @@ static struct {
 } o;
 
 static const cw_opt validate_opts[] = {
-    {.name = "output",
-     .short_name = 'o',
-     .type = CW_OPT_ENUM,
-     .metavar = "FORMAT",
-     .help = "text or json",
-     .target = &o.output,
-     .def = "text",
-     .choices = "text|json",
-     .no_env = 1},
+    CW_CMD_OPT_TEXT_JSON(&o.output),
 };
 
 static const cw_opt next_opts[] = {
@@ -58,15 +50,7 @@ static const cw_opt next_opts[] = {
      .help = "start after this time, e.g. 2025-03-09T01:30:00-05:00 (default: now, in UTC)",
      .target = &o.from,
      .no_env = 1},
-    {.name = "output",
-     .short_name = 'o',
-     .type = CW_OPT_ENUM,
-     .metavar = "FORMAT",
-     .help = "text or json",
-     .target = &o.output,
-     .def = "text",
-     .choices = "text|json",
-     .no_env = 1},
+    CW_CMD_OPT_TEXT_JSON(&o.output),
 };
 
 static const cw_cmd_spec validate_spec = {
@@ -108,12 +92,14 @@ static void usage(FILE *out)
 {
     fprintf(out, "Usage: cronwarden cron validate [-o text|json] EXPR\n"
                  "       cronwarden cron next [-n N] [--from RFC3339] [-o text|json] EXPR\n"
-                 "       cronwarden cron audit [--from-file PATH]... [flags]\n\n"
-                 "Validates cron expressions, prints their next fire times, and audits the load "
-                 "of every\nschedule in a cluster.\n\n" DIALECT "\n\n"
-                 "Run 'cronwarden cron <validate|next|audit> --help' for the flags.\n"
+                 "       cronwarden cron audit [--from-file PATH]... [flags]\n"
+                 "       cronwarden cron status [--from-file PATH]... [flags]\n\n"
+                 "Validates cron expressions, prints their next fire times, audits the load "
+                 "of every\nschedule in a cluster, and tells whether each scheduled backup ran "
+                 "and every volume\nis protected.\n\n" DIALECT "\n\n"
+                 "Run 'cronwarden cron <validate|next|audit|status> --help' for the flags.\n"
                  "Exit codes: 0 success, 1 invalid expression (audit: a step above "
-                 "--max-starts), 2 usage error.\n");
+                 "--max-starts; status:\nsomething unhealthy), 2 usage error.\n");
 }
 
 /* Messages quote the expression raw, as robfig does; control bytes could drive the terminal,
@@ -302,7 +288,10 @@ int cw_cmd_cron(int argc, char **argv)
         return cmd_next(argc - 1, argv + 1);
     if (strcmp(sub, "audit") == 0)
         return cw_cmd_cron_audit(argc - 1, argv + 1);
+    if (strcmp(sub, "status") == 0)
+        return cw_cmd_cron_status(argc - 1, argv + 1);
     char msg[256];
-    snprintf(msg, sizeof(msg), "unknown subcommand '%.200s' (validate, next or audit)", sub);
+    snprintf(msg, sizeof(msg), "unknown subcommand '%.200s' (validate, next, audit or status)",
+             sub);
     return cw_cmd_usage_error("cron", msg);
 }

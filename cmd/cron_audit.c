@@ -12,13 +12,9 @@
 
 #include "audit/audit.h"
 #include "cmd/cmd.h"
-#include "kube/client.h"
-#include "kube/config.h"
 #include "defaults/recurringjob.h"
 #include "lib/k8sname.h"
-#include "lib/log.h"
 #include "lib/opts.h"
-#include "migrate/load.h"
 
 static struct {
     cw_strlist from_files, durations;
@@ -30,50 +26,17 @@ static struct {
 } o;
 
 static const cw_opt opts[] = {
-    {.name = "from-file",
-     .short_name = 'f',
-     .type = CW_OPT_LIST,
-     .metavar = "PATH",
-     .help = "read manifests instead of the cluster: a file, a directory (recursive) or - for "
-             "stdin; later objects replace earlier ones of the same kind, namespace and name",
-     .target = &o.from_files,
-     .no_env = 1},
-    {.name = "max-input-bytes",
-     .type = CW_OPT_INT,
-     .metavar = "N",
-     .help = "refuse more manifests than N bytes in all",
-     .target = &o.max_input_bytes,
-     .def = "1073741824",
-     .min = 1,
-     .max = 1LL << 50,
-     .no_env = 1},
-    {.name = "kubeconfig",
-     .type = CW_OPT_STRING,
-     .metavar = "FILE",
-     .help = "live: kubeconfig (default $KUBECONFIG, ~/.kube/config, in-cluster)",
-     .target = &o.kubeconfig,
-     .no_env = 1},
-    {.name = "context",
-     .type = CW_OPT_STRING,
-     .metavar = "NAME",
-     .help = "live: kubeconfig context",
-     .target = &o.context,
-     .no_env = 1},
-    {.name = "namespace",
-     .short_name = 'n',
-     .type = CW_OPT_STRING,
-     .metavar = "NS",
-     .help = "live: Longhorn's namespace (RecurringJobs, Volumes)",
-     .target = &o.namespace,
-     .def = "longhorn-system",
-     .no_env = 1},
-    {.name = "velero-namespace",
-     .type = CW_OPT_STRING,
-     .metavar = "NS",
-     .help = "live: Velero's namespace (Schedules)",
-     .target = &o.velero_namespace,
-     .def = "velero",
-     .no_env = 1},
+    CW_CMD_OPT_FROM_FILE(&o.from_files,
+                         "read manifests instead of the cluster: a file, a directory (recursive) "
+                         "or - for stdin; later objects replace earlier ones of the same kind, "
+                         "namespace and name"),
+    CW_CMD_OPT_MAX_INPUT_BYTES(&o.max_input_bytes),
+    CW_CMD_OPT_LIVE_KUBECONFIG(&o.kubeconfig),
+    CW_CMD_OPT_LIVE_CONTEXT(&o.context),
+    CW_CMD_OPT_LIVE_NAMESPACE("namespace", 'n', "longhorn-system",
+                              "live: Longhorn's namespace (RecurringJobs, Volumes)", &o.namespace),
+    CW_CMD_OPT_LIVE_NAMESPACE("velero-namespace", 0, "velero",
+                              "live: Velero's namespace (Schedules)", &o.velero_namespace),
     {.name = "from",
      .type = CW_OPT_STRING,
      .metavar = "RFC3339",
@@ -110,13 +73,7 @@ static const cw_opt opts[] = {
              "default 10m for backup tasks and Velero backups, 1m for the rest",
      .target = &o.durations,
      .no_env = 1},
-    {.name = "default-group",
-     .type = CW_OPT_STRING,
-     .metavar = "NAME",
-     .help = "the group of volumes without job labels (\"\": none)",
-     .target = &o.default_group,
-     .def = "default",
-     .no_env = 1},
+    CW_CMD_OPT_REPORT_DEFAULT_GROUP(&o.default_group),
     {.name = "output",
      .short_name = 'o',
      .type = CW_OPT_ENUM,
@@ -161,98 +118,21 @@ static const cw_cmd_spec spec = {
     .max_args = 0,
 };
 
-typedef struct {
-    cw_audit *audit;
-} feed_ctx;
-
-static int feed_unit(void *ud, const cw_load_unit *u, cw_error *err)
+static int add_object(void *ud, json_object *obj, const char *source, cw_error *err)
 {
-    char where[512];
-    cw_load_where(u, where, sizeof(where));
-    if (!json_object_is_type(u->obj, json_type_object))
-        return CW_OK;
-    return cw_audit_add(((feed_ctx *)ud)->audit, u->obj, where, err);
-}
-
-static int feed_files(cw_audit *a, cw_error *err)
-{
-    cw_strlist files;
-    cw_strlist_init(&files);
-    feed_ctx ctx = {a};
-    int rc = cw_load_expand(&o.from_files, &files, err);
-    if (rc == CW_OK)
-        rc = cw_load_check_budget(&files, o.max_input_bytes, err);
-    for (size_t i = 0; rc == CW_OK && i < files.len; i++)
-        rc = cw_load_file(files.items[i], feed_unit, &ctx, err);
-    cw_strlist_free(&files);
-    return rc;
-}
-
-static int feed_page(void *ud, const cw_kube_page *page, cw_error *err)
-{
-    size_t n = json_object_array_length(page->items);
-    const char *api = json_object_get_string(json_object_object_get(page->list, "apiVersion"));
-    const char *kind = json_object_get_string(json_object_object_get(page->list, "kind"));
-    char item_kind[128];
-    snprintf(item_kind, sizeof(item_kind), "%.*s", kind ? (int)strlen(kind) - 4 : 0,
-             kind ? kind : ""); /* "VolumeList" -> "Volume" */
-    for (size_t i = 0; i < n; i++) {
-        json_object *item = json_object_array_get_idx(page->items, i);
-        /* LIST items carry no kind/apiVersion: the List's tell them */
-        if (api && !json_object_object_get(item, "apiVersion"))
-            json_object_object_add(item, "apiVersion", json_object_new_string(api));
-        if (*item_kind && !json_object_object_get(item, "kind"))
-            json_object_object_add(item, "kind", json_object_new_string(item_kind));
-        int rc = cw_audit_add(ud, item, "live", err);
-        if (rc != CW_OK)
-            return rc;
-    }
-    return CW_OK;
-}
-
-/* Lists group/resource in ns; a group or resource the cluster does not serve is skipped. */
-static int list_live(cw_kube_client *kube, cw_audit *a, const char *group, const char *resource,
-                     const char *ns, cw_error *err)
-{
-    char version[64] = "v1";
-    int rc = cw_kube_pick_version(kube, group, resource, version, sizeof(version), err);
-    if (rc == CW_ENOTFOUND) {
-        cw_log(CW_LOG_INFO, "not served, skipped", CW_LS("resource", resource),
-               CW_LS("group", group));
-        cw_error_init(err);
-        return CW_OK;
-    }
-    if (rc != CW_OK)
-        return rc;
-    cw_kube_resource r = {group, version, resource, ns};
-    cw_kube_list_opts lo;
-    cw_kube_list_opts_init(&lo);
-    return cw_kube_list(kube, &r, &lo, feed_page, a, err);
+    return cw_audit_add(ud, obj, source, err);
 }
 
 static int feed_live(cw_audit *a, cw_error *err)
 {
-    cw_kube_config kcfg;
-    cw_kube_client *kube = NULL;
-    cw_kube_load_opts lo;
-    cw_kube_config_init(&kcfg);
-    cw_kube_load_opts_init(&lo);
-    lo.kubeconfig = o.kubeconfig && *o.kubeconfig ? o.kubeconfig : NULL;
-    lo.context = o.context && *o.context ? o.context : NULL;
-    int rc = cw_kube_config_load(&kcfg, &lo, err);
-    if (rc == CW_OK)
-        rc = cw_kube_client_new(&kcfg, NULL, &kube, err);
-    if (rc == CW_OK)
-        rc = list_live(kube, a, "longhorn.io", "recurringjobs", o.namespace, err);
-    if (rc == CW_OK)
-        rc = list_live(kube, a, "longhorn.io", "volumes", o.namespace, err);
-    if (rc == CW_OK)
-        rc = list_live(kube, a, "storage.k8s.io", "storageclasses", NULL, err);
-    if (rc == CW_OK)
-        rc = list_live(kube, a, "velero.io", "schedules", o.velero_namespace, err);
-    cw_kube_client_free(kube);
-    cw_kube_config_free(&kcfg);
-    return rc;
+    const cw_cmd_live_source src[] = {
+        {"longhorn.io", "recurringjobs", o.namespace, NULL},
+        {"longhorn.io", "volumes", o.namespace, NULL},
+        {"storage.k8s.io", "storageclasses", NULL, NULL},
+        {"velero.io", "schedules", o.velero_namespace, NULL},
+    };
+    return cw_cmd_feed_live(o.kubeconfig, o.context, src, sizeof(src) / sizeof(src[0]), add_object,
+                            a, err);
 }
 
 /* "snapshot=2m" rows into the config's overrides (owned by *out). */
@@ -377,7 +257,8 @@ int cw_cmd_cron_audit(int argc, char **argv)
     }
     audit_ok = 1;
     int live = o.from_files.len == 0;
-    rc = live ? feed_live(&audit, &err) : feed_files(&audit, &err);
+    rc = live ? feed_live(&audit, &err)
+              : cw_cmd_feed_files(&o.from_files, o.max_input_bytes, add_object, &audit, &err);
     if (rc != CW_OK) {
         fprintf(stderr, "cronwarden cron audit: %s\n", err.message);
         code = live ? CW_EXIT_FAIL : CW_EXIT_USAGE;

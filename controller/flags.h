@@ -19,6 +19,7 @@ typedef struct cw_ctrl_flags {
     char *longhorn_namespace;             /* recurringjob, volume */
     char *longhorn_version;               /* recurringjob, volume: "auto", "1.4", "v1.4.4" */
     long long max_retain;                 /* recurringjob, volume: the policy's */
+    char *default_group;                  /* volume, schedule-health */
 } cw_ctrl_flags;
 
 extern cw_ctrl_flags cw_ctrl_flag;
@@ -52,6 +53,8 @@ extern cw_ctrl_flags cw_ctrl_flag;
         "makes them stand down), or 1.<minor> / v1.<minor>.<patch> to force one (1.2 to 1.12)",    \
         &cw_ctrl_flag.longhorn_version)
 #define CW_CTRL_OPT_MAX_RETAIN CW_POLICY_OPT_MAX_RETAIN(&cw_ctrl_flag.max_retain)
+#define CW_CTRL_OPT_DEFAULT_GROUP                                                                  \
+    CW_POLICY_OPT_DEFAULT_GROUP("volume, schedule-health: the ", &cw_ctrl_flag.default_group)
 
 /* The start of a config that carries a policy (defaults/) of its own: its namespace and the
  * policy, with the zone database it reads. */

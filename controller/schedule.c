@@ -1,6 +1,5 @@
 #include "controller/schedule.h"
 
-#include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +33,7 @@ const char *cw_schedctl_outcome_name(cw_schedctl_outcome o)
 
 void cw_schedctl_label_value(const char *schedule, char *out, size_t outlen)
 {
-    size_t n = strlen(schedule);
-    if (n <= CW_SCHEDCTL_LABEL_MAX) {
-        snprintf(out, outlen, "%s", schedule);
-        return;
-    }
-    unsigned char md[SHA256_DIGEST_LENGTH];
-    SHA256((const unsigned char *)schedule, n, md);
-    snprintf(out, outlen, "%.*s%02x%02x%02x", CW_SCHEDCTL_LABEL_MAX - 6, schedule, md[0], md[1],
-             md[2]);
+    cw_schedule_label_value(schedule, out, outlen);
 }
 
 int cw_schedctl_backup_name(const char *schedule, int64_t t, char *out, size_t outlen)

@@ -1,5 +1,7 @@
 #include "defaults/schedule.h"
 
+#include <openssl/sha.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "defaults/patch.h"
@@ -187,4 +189,17 @@ int cw_schedule_next_run(json_object *schedule, const cw_cron *cron, int32_t cal
     cw_schedule_next_from(cron, caller_offset, created, has_backup ? &backup : NULL,
                           has_skipped ? &skipped : NULL, now, out);
     return CW_OK;
+}
+
+void cw_schedule_label_value(const char *schedule, char *out, size_t outlen)
+{
+    size_t n = strlen(schedule);
+    if (n <= CW_SCHEDULE_LABEL_MAX) {
+        snprintf(out, outlen, "%s", schedule);
+        return;
+    }
+    unsigned char md[SHA256_DIGEST_LENGTH];
+    SHA256((const unsigned char *)schedule, n, md);
+    snprintf(out, outlen, "%.*s%02x%02x%02x", CW_SCHEDULE_LABEL_MAX - 6, schedule, md[0], md[1],
+             md[2]);
 }

@@ -5,6 +5,7 @@
 #define CW_SCHEDULE_H
 
 #include <json-c/json.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "defaults/policy.h"
@@ -14,6 +15,15 @@
 /* Velero's texts, kept byte for byte (they end up in status.validationErrors). */
 #define CW_SCHEDULE_MSG_EMPTY          "Schedule must be a non-empty valid Cron expression"
 #define CW_SCHEDULE_MSG_INVALID_PREFIX "invalid schedule: "
+
+/* The label Velero (and cronwarden's controller) put on each Backup of a schedule. */
+#define CW_SCHEDULE_NAME_LABEL "velero.io/schedule-name"
+#define CW_SCHEDULE_LABEL_MAX  63
+
+/* The value of CW_SCHEDULE_NAME_LABEL for a schedule: the name itself up to 63 characters, else
+ * Velero's label.GetValidName (the first 57 characters and 6 hex digits of its SHA-256). out
+ * needs CW_SCHEDULE_LABEL_MAX + 1 bytes. */
+void cw_schedule_label_value(const char *schedule, char *out, size_t outlen);
 
 /* spec.skipImmediately ← cfg->schedule_skip_immediately when absent (or null), on CREATE and on
  * an UPDATE that unpauses (old spec.paused true → new false or absent), with a warning. */

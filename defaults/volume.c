@@ -52,6 +52,30 @@ int cw_volume_group_label(cw_buf *out, const char *group)
     return cw_buf_printf(out, "%s%s", CW_LABEL_GROUP_PREFIX, group);
 }
 
+int cw_volume_selectors(json_object *labels, int legacy, const char *default_group, cw_strlist *out)
+{
+    int rc = CW_OK;
+    if (json_object_is_type(labels, json_type_object)) {
+        json_object_object_foreach(labels, k, v)
+        {
+            if (!json_object_is_type(v, json_type_string) ||
+                strcmp(json_object_get_string(v), CW_LABEL_ENABLED) != 0)
+                continue;
+            if (!strncmp(k, CW_LABEL_JOB_PREFIX, strlen(CW_LABEL_JOB_PREFIX)))
+                rc = cw_strlist_addf(out, "j:%s", k + strlen(CW_LABEL_JOB_PREFIX));
+            else if (!strncmp(k, CW_LABEL_GROUP_PREFIX, strlen(CW_LABEL_GROUP_PREFIX)))
+                rc = cw_strlist_addf(out, "g:%s", k + strlen(CW_LABEL_GROUP_PREFIX));
+            if (rc != CW_OK)
+                return rc;
+        }
+    }
+    if (!cw_volume_has_job_label(labels) && !legacy && default_group && *default_group &&
+        (rc = cw_strlist_addf(out, "g:%s", default_group)) != CW_OK)
+        return rc;
+    cw_strlist_sort(out);
+    return CW_OK;
+}
+
 int cw_volume_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
                       json_object *obj, cw_decision *d, cw_error *err)
 {

@@ -22,6 +22,14 @@ int cw_volume_linked_clone(json_object *volume);
 /* Appends "recurring-job.longhorn.io/<job>" / "recurring-job-group.longhorn.io/<group>". */
 int cw_volume_job_label(cw_buf *out, const char *job);
 int cw_volume_group_label(cw_buf *out, const char *group);
+/* The selectors a volume carries, as Longhorn's recurring-job runner selects volumes: "j:<job>"
+ * for each label recurring-job.longhorn.io/<job>: enabled, "g:<group>" for each label
+ * recurring-job-group.longhorn.io/<group>: enabled, and "g:<default_group>" when the volume has
+ * no job or group label at all (values not looked at), carries no legacy jobs (legacy: 1) and
+ * default_group is non-empty (the label Longhorn and cw_volume_default add). Appended to out,
+ * which is then sorted. labels: an object or NULL. CW_OK or CW_ENOMEM. */
+int cw_volume_selectors(json_object *labels, int legacy, const char *default_group,
+                        cw_strlist *out) CW_MUST_CHECK;
 
 /* The members of spec the rules below read (NULL-terminated): the webhook's fast decode builds
  * no other member of a Volume's spec. A rule that reads another adds it here. */

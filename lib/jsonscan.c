@@ -401,6 +401,8 @@ static int collect_items(cw_jsonscan *s, const char *data, size_t i, size_t len,
             return fail_at(data, len, err, "unexpected end of JSON input (unbalanced brackets)");
         if (add_span(s, i, vend) != CW_OK)
             return cw_error_oom(err);
+        if (s->release)
+            s->release(s->release_ud, vend);
         index++;
         i = vend;
     }

@@ -21,6 +21,11 @@ typedef struct cw_jsonscan {
     cw_jsonscan_span *spans; /* every element, in order (one pass over the text) */
     json_tokener *tok;       /* reused by cw_jsonscan_parse: a new one costs a few KB of calloc */
     size_t nspans, capspans;
+    /* Optional, set before cw_jsonscan_open: called as the scan moves through the items with an
+     * offset below which it reads nothing more (a caller reading a mapped file gives those pages
+     * back; the envelope's head is read again at the end). */
+    void (*release)(void *ud, size_t upto);
+    void *release_ud;
 } cw_jsonscan;
 
 void cw_jsonscan_init(cw_jsonscan *s);

@@ -7,10 +7,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int has_manifest_ext(const char *name)
 {
@@ -197,6 +200,25 @@ static int emit_doc(const char *path, size_t doc, size_t line, json_object *v, c
 
 /* ---- JSON Lists: one item parsed at a time ---- */
 
+/* A file read through a read-only mapping: the pages below `upto` are given back to the kernel
+ * (they are read again from the page cache if touched), a few MiB at a time. */
+typedef struct release {
+    char *base;
+    size_t done; /* pages below this were given back */
+} release;
+
+#define RELEASE_STEP ((size_t)4 << 20)
+
+static void release_upto(void *ud, size_t upto)
+{
+    release *r = ud;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), end = upto / page * page;
+    if (!r || end < r->done + RELEASE_STEP)
+        return;
+    madvise(r->base + r->done, end - r->done, MADV_DONTNEED); /* advice: failure is harmless */
+    r->done = end;
+}
+
 static int item_unit(const char *path, const char *data, size_t index, size_t start,
                      json_object *obj, size_t *line_off, size_t *line, cw_load_fn fn, void *ud,
                      cw_error *err)
@@ -210,11 +232,15 @@ static int item_unit(const char *path, const char *data, size_t index, size_t st
     return obj ? deliver(fn, ud, &u, err) : CW_OK;
 }
 
-static int load_items(const char *path, const char *data, cw_jsonscan *scan, cw_load_fn fn,
-                      void *ud, cw_error *err)
+static int load_items(const char *path, const char *data, cw_jsonscan *scan, release *rel,
+                      cw_load_fn fn, void *ud, cw_error *err)
 {
     size_t line_off = 0, line = 1;
+    if (rel)
+        rel->done = 0; /* the scan gave everything back: start again */
     for (size_t i = 0; i < scan->nspans; i++) {
+        if (rel)
+            release_upto(rel, scan->spans[i].start);
         json_object *obj = NULL;
         int rc = cw_jsonscan_parse(scan, data, i, &obj, err);
         if (rc != CW_OK)
@@ -227,17 +253,21 @@ static int load_items(const char *path, const char *data, cw_jsonscan *scan, cw_
     return CW_OK;
 }
 
-static int load_json(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
-                     cw_error *err)
+static int load_json(const char *path, const char *data, size_t len, release *rel, cw_load_fn fn,
+                     void *ud, cw_error *err)
 {
     cw_jsonscan scan;
     cw_jsonscan_init(&scan);
     json_object *doc = NULL;
+    if (rel) {
+        scan.release = release_upto;
+        scan.release_ud = rel;
+    }
     int rc = cw_jsonscan_open(&scan, data, len, err);
     if (rc != CW_OK)
         goto fail;
     if (scan.is_list && (!scan.envelope || cw_load_is_list(scan.envelope))) {
-        rc = load_items(strcmp(path, "-") == 0 ? "<stdin>" : path, data, &scan, fn, ud, err);
+        rc = load_items(strcmp(path, "-") == 0 ? "<stdin>" : path, data, &scan, rel, fn, ud, err);
         goto done;
     }
     rc = cw_json_parse_span(data, 0, len, &doc, err);
@@ -261,11 +291,11 @@ done:
     return rc;
 }
 
-int cw_load_text(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
-                 cw_error *err)
+static int load_text(const char *path, const char *data, size_t len, release *rel, cw_load_fn fn,
+                     void *ud, cw_error *err)
 {
     if (cw_load_detect(data, len) == CW_LOAD_JSON)
-        return load_json(path, data, len, fn, ud, err);
+        return load_json(path, data, len, rel, fn, ud, err);
     cw_yaml_docs docs;
     cw_yaml_docs_init(&docs);
     int rc = cw_yaml_parse(data, len, NULL, &docs, err);
@@ -277,6 +307,49 @@ int cw_load_text(const char *path, const char *data, size_t len, cw_load_fn fn, 
         rc = emit_doc(path, i + 1, docs.items[i].line, docs.items[i].value, fn, ud, err);
 done:
     cw_yaml_docs_free(&docs);
+    return rc;
+}
+
+int cw_load_text(const char *path, const char *data, size_t len, cw_load_fn fn, void *ud,
+                 cw_error *err)
+{
+    return load_text(path, data, len, NULL, fn, ud, err);
+}
+
+/* The file mapped read-only over a zeroed reservation one byte longer, so data[len] is NUL as
+ * cw_file_read leaves it. NULL (nothing mapped) when it cannot be. */
+static char *map_file(const char *path, size_t *len, size_t *maplen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    char *base = NULL;
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        *len = (size_t)st.st_size;
+        *maplen = (*len + 1 + page - 1) / page * page;
+        base = mmap(NULL, *maplen, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (base == MAP_FAILED)
+            base = NULL;
+        else if (mmap(base, *len, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+            munmap(base, *maplen);
+            base = NULL;
+        }
+    }
+    close(fd);
+    return base;
+}
+
+int cw_load_file_lean(const char *path, cw_load_fn fn, void *ud, cw_error *err)
+{
+    size_t len = 0, maplen = 0;
+    char *base = strcmp(path, "-") == 0 ? NULL : map_file(path, &len, &maplen);
+    if (!base)
+        return cw_load_file(path, fn, ud, err);
+    release rel = {base, 0};
+    int rc = load_text(path, base, len, &rel, fn, ud, err);
+    munmap(base, maplen);
     return rc;
 }
 

@@ -6,6 +6,7 @@ CW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cw_log() { printf '[cronwarden] %s\n' "$*" >&2; }
 
 # Debian packages every build and test needs; the e2e harness installs its own extra ones.
+# (prometheus: promtool for unit/monitoring_rules; the server for the schedule-health e2e.)
 CW_BUILD_PKGS=(build-essential cmake pkg-config clang-format libjson-c-dev libyaml-dev libxxhash-dev
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcmocka-dev tzdata openssl
   ca-certificates)
@@ -13,7 +14,8 @@ CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libc
   procps time
   etcd-server curl iproute2 rsync dpkg-dev make golang-github-modern-go-reflect2-dev
   golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3
-  podman mmdebstrap uidmap)
+  podman mmdebstrap uidmap
+  prometheus)
 
 cw_missing_pkgs() {
   local p

@@ -3,7 +3,8 @@
 # runs as written (from a scratch directory that sees the repository's examples/ and tests/) and
 # is not refused as a usage error: exit 0, 1 (findings the output explains) or 3 (changes
 # pending). Examples that need a cluster, TLS files or run until stopped (webhook, controller,
-# migrate and cron audit without --from-file) are listed and left to the e2e scenarios.
+# migrate, cron audit and cron status without --from-file) are listed and left to the e2e
+# scenarios.
 . "$(dirname "$0")/lib.sh"
 mkdir -p "$TMP/w"
 ln -s "$SRC/examples" "$TMP/w/examples"
@@ -15,7 +16,7 @@ while IFS=$'\t' read -r file line; do
     *"..."* | *"<"*">"* | *" [-"*) skipped=$((skipped + 1)); continue ;;    # placeholders, synopses
     "cronwarden webhook"* | "cronwarden controller"*) skipped=$((skipped + 1)); continue ;;
     "cronwarden migrate"*) case $line in *--from-file* | *" -f "*) ;; *) skipped=$((skipped + 1)); continue ;; esac ;;
-    "cronwarden cron audit"*) case $line in *--from-file* | *" -f "*) ;; *) skipped=$((skipped + 1)); continue ;; esac ;;
+    "cronwarden cron audit"* | "cronwarden cron status"*) case $line in *--from-file* | *" -f "*) ;; *) skipped=$((skipped + 1)); continue ;; esac ;;
   esac
   cmd=${line%%  #*} # the example, without its trailing comment
   got=0

@@ -1,5 +1,5 @@
-/* lib/metrics: exact Prometheus text for counters, gauges and histograms, escaping, misuse, and
- * concurrent updates. */
+/* lib/metrics: exact Prometheus text for counters, gauges and histograms, escaping, series
+ * removed, misuse, and concurrent updates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -67,6 +67,36 @@ static void renders_exact_text(void **state)
     assert_true(cw_metrics_value(req, v1) == 3);
     assert_true(cw_metrics_value(lat, mut) == 4);
     assert_true(cw_metrics_value(req, (const char *[]){"none", "none"}) == 0);
+    cw_buf_free(&out);
+    cw_metrics_free(&m);
+}
+
+/* A series removed is gone from the text, the others stay; removing one absent is a no-op. */
+static void series_removed(void **state)
+{
+    (void)state;
+    cw_metrics m;
+    cw_metric *g;
+    cw_error err;
+    cw_error_init(&err);
+    cw_metrics_init(&m);
+    static const char *const labels[] = {"name", NULL};
+    assert_int_equal(cw_metrics_gauge(&m, "cw_next", "Next.", labels, &g, &err), CW_OK);
+    const char *a[] = {"a"}, *b[] = {"b"}, *c[] = {"c"};
+    cw_metrics_set(g, a, 1);
+    cw_metrics_set(g, b, 2);
+    cw_metrics_set(g, c, 3);
+    assert_int_equal(cw_metrics_remove(g, b), 1);
+    assert_int_equal(cw_metrics_remove(g, b), 0);
+    assert_int_equal(cw_metrics_remove(NULL, b), 0);
+    cw_metrics_set(g, c, 4);
+    cw_buf out;
+    cw_buf_init(&out);
+    assert_int_equal(cw_metrics_render(&m, &out), CW_OK);
+    assert_string_equal(cw_buf_str(&out), "# HELP cw_next Next.\n"
+                                          "# TYPE cw_next gauge\n"
+                                          "cw_next{name=\"a\"} 1\n"
+                                          "cw_next{name=\"c\"} 4\n");
     cw_buf_free(&out);
     cw_metrics_free(&m);
 }
@@ -164,6 +194,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(renders_exact_text),
+        cmocka_unit_test(series_removed),
         cmocka_unit_test(misuse_is_refused),
         cmocka_unit_test(concurrent_updates_add_up),
     };
