@@ -6,10 +6,18 @@
 # RecurringJob without its CronJob, a PartiallyFailed Backup, a Backup in progress, a long Velero
 # schedule name, an unprotected and a stale volume; more Jobs than one LIST page; the same objects
 # exported to files give the same report; nothing is written; a user without the role is refused.
+# A real Prometheus (tests/e2e/prometheus.sh) scrapes the controller and evaluates
+# deploy/monitoring/rules.yaml: CronwardenControllerDown fires when the controller is killed and
+# resolves when it is back.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../prometheus.sh"
 # no CronJob or Job controller: the runs are the ones this test writes
 export CRONWARDEN_E2E_CONTROLLERS=garbagecollector,namespace,serviceaccount-token
 e2e_start
+# Prometheus scrapes the controller's fixed port from now on (the controller starts at the end):
+# its start and first scrapes (about 5 s) overlap the rest of the scenario.
+cwc_take_port CTL_PORT || e2e_fail "no free port for the controller's metrics"
+prom_start "127.0.0.1:$CTL_PORT"
 apply_crds
 e2e_require_users nobody
 assert_ok kc apply -f "$CW_SOURCE_DIR/tests/e2e/fixtures/longhorn-1.2.6-crds/"
@@ -249,3 +257,27 @@ assert_contains "$(cat "$E2E_DIR/err")" 'msg="not served, skipped" resource=sche
 e2e_step "a user without the role is refused with the API server's reason"
 assert_ok kc delete clusterrolebinding cronwarden-schedule-status-nobody
 assert_fails --match forbidden cw cron status --kubeconfig "$CW_E2E_DIR/kubeconfig-nobody" --now "$NOW"
+
+e2e_step "Prometheus: the controller scraped; CronwardenControllerDown fires when it dies, resolves when it is back"
+# Only the controller's own series so far: a reconciler that writes nothing (recurringjob in an
+# empty namespace) with leader election, killed and restarted on the same port. The schedule
+# alerts wait for the schedule-health reconciler (tests/README.md, "Prometheus").
+PROM_NS=$(e2e_namespace cw-prom)
+prom_ctl() {
+  e2e_bg "$1" "$CW_BINARY" controller --controllers recurringjob --longhorn-namespace "$PROM_NS" \
+    --kubeconfig "$CW_E2E_DIR/kubeconfig" --leader-election-namespace "$PROM_NS" --lease-duration 3s \
+    --metrics-listen "127.0.0.1:$CTL_PORT"
+}
+prom_ctl prom-ctl1
+prom_wait_target_up 30
+prom_wait_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}" 1 20
+prom_wait_alert CronwardenControllerDown inactive "" 20
+PID=$(e2e_bg_pid prom-ctl1)
+kill -KILL "$PID" && { wait "$PID" || true; } 2>/dev/null
+prom_wait_alert CronwardenControllerDown firing "" 30
+assert_eq critical "$(jq -r '.[0].labels.severity' <<<"$PROM_ALERTS")" "ControllerDown's severity"
+assert_contains "$(jq -r '.[0].annotations.description' <<<"$PROM_ALERTS")" "Run next:" "ControllerDown says what to run"
+assert_eq 0 "$(prom_value "up{job=\"$PROM_JOB\"}")" "the target is down"
+prom_ctl prom-ctl2
+prom_wait_alert CronwardenControllerDown resolved "" 30
+assert_eq 1 "$(prom_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}")" "the restarted controller leads"
