@@ -37,14 +37,18 @@ PROM_ALERTS="[]"
 prom_rules_fast() {
   local src=$1 dst=$2 for=${3:-$CW_PROM_FOR}
   [ "$src" != "$dst" ] || { echo "prom_rules_fast: will not write over $src" >&2; return 1; }
-  awk -v d="$for" '
+  if awk -v d="$for" '
     /^[ \t]*for:/ {
       if ($0 !~ /^[ \t]*for:[ \t]+[0-9][0-9smhdwy]*[ \t]*$/) { bad = NR ": " $0; exit 2 }
       sub(/for:[ \t]+[0-9][0-9smhdwy]*/, "for: " d)
     }
     { print }
     END { if (bad) { print "prom_rules_fast: cannot read the duration at line " bad > "/dev/stderr"; exit 2 } }
-  ' "$src" > "$dst.tmp" && mv "$dst.tmp" "$dst" || { rm -f "$dst.tmp"; return 1; }
+  ' "$src" > "$dst.tmp"; then
+    mv "$dst.tmp" "$dst"
+  else
+    rm -f "$dst.tmp"; return 1
+  fi
 }
 
 # prom_start TARGET...: write the configuration (TARGETs are host:port of plain-HTTP /metrics,
@@ -101,13 +105,13 @@ prom__snapshot() {
   done
 }
 
-# prom_wait_ready [SECONDS]: Prometheus answers /-/ready (default 30 s). A port taken meanwhile
-# (it exits at once: "address already in use") gets another port, up to 3 times.
+# prom_wait_ready: Prometheus answers /-/ready (within CW_PROM_START_TIMEOUT, 30 s). A port taken
+# meanwhile (it exits at once: "address already in use") gets another port, up to 3 times.
 prom_wait_ready() {
-  local secs=${1:-30} attempt deadline
+  local secs=${CW_PROM_START_TIMEOUT:-30} deadline _
   [ -n "$PROM_URL" ] || e2e_fail "prom_start was not called"
   [ -z "${PROM_READY:-}" ] || return 0
-  for attempt in 1 2 3; do
+  for _ in 1 2 3; do
     deadline=$(( $(date +%s%3N) + secs * 1000 ))
     while [ "$(date +%s%3N)" -lt "$deadline" ]; do
       if curl -fsS --max-time 2 "$PROM_URL/-/ready" >/dev/null 2>&1; then

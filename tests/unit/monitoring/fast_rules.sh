@@ -41,7 +41,7 @@ printf '%s\n' 'groups:' '- name: g' '  rules:' '  - alert: A' '    expr: vector(
 for bad in comment template; do
   if err=$(prom_rules_fast "$tmp/$bad.yaml" "$tmp/$bad-out.yaml" 2>&1); then fail "$bad: accepted"; fi
   [[ $err == *"cannot read the duration at line 6"* ]] || fail "$bad: message was: $err"
-  [ ! -e "$tmp/$bad-out.yaml" ] && [ ! -e "$tmp/$bad-out.yaml.tmp" ] || fail "$bad: wrote output"
+  if [ -e "$tmp/$bad-out.yaml" ] || [ -e "$tmp/$bad-out.yaml.tmp" ]; then fail "$bad: wrote output"; fi
 done
 if err=$(prom_rules_fast "$src" "$src" 2>&1); then fail "wrote over its source"; fi
 [[ $err == *"will not write over"* ]] || fail "same path: message was: $err"
