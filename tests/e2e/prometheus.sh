@@ -11,7 +11,8 @@
 #   prom_query 'cronwarden_controller_leader'  # .data.result of an instant query, as JSON
 #
 # What runs: scrape and rule evaluation every second (CW_PROM_INTERVAL), one scrape job named
-# cronwarden-controller with honor_labels (docs/status.md's example), the rules of
+# cronwarden-controller with honor_labels (docs/status.md's example) whose targets prom_targets
+# can change, the rules of
 # deploy/monitoring/rules.yaml with every `for:` set to CW_PROM_FOR (prom_rules_fast), storage,
 # config and rules under $CW_E2E_DIR/prometheus; loopback only, a free port; stopped by PID at
 # the end (e2e_bg). Its log, configuration, rules and a last look at its API (targets, rules,
@@ -59,11 +60,11 @@ prom_start() {
   [ $# -gt 0 ] || e2e_fail "prom_start: name at least one target (host:port)"
   [ -x "$CW_PROMETHEUS" ] ||
     e2e_fail "$CW_PROMETHEUS is missing: install Debian's prometheus (scripts/test does; CW_PROMETHEUS names another)"
-  local dir=$CW_E2E_DIR/prometheus t targets=""
+  local dir=$CW_E2E_DIR/prometheus
   mkdir -p "$dir/data" "$CW_E2E_DIR/logs"
   prom_rules_fast "$CW_SOURCE_DIR/deploy/monitoring/rules.yaml" "$dir/rules.yaml" ||
     e2e_fail "could not shorten the for: durations of deploy/monitoring/rules.yaml"
-  for t in "$@"; do targets+="${targets:+, }\"$t\""; done
+  prom_targets "$@"
   # The job name is the one docs/status.md's plain-Prometheus example uses. No rule reads `job`
   # (CronwardenControllerDown is absent(cronwarden_controller_leader == 1), not up{job=...}), so
   # the rules hold for this job and for the one prometheus-operator gives the PodMonitor
@@ -78,14 +79,27 @@ rule_files: [$dir/rules.yaml]
 scrape_configs:
 - job_name: $PROM_JOB
   honor_labels: true
-  static_configs: [{targets: [$targets]}]
+  file_sd_configs: [{files: [$dir/targets.json], refresh_interval: 1s}]
 YAML
   cp "$dir/prometheus.yml" "$CW_E2E_DIR/logs/prometheus.yml"
   cp "$dir/rules.yaml" "$CW_E2E_DIR/logs/prometheus-rules.yaml"
-  PROM_TARGETS="$*"
   prom__spawn
   # Runs before e2e_bg's stop (last in, first out): what Prometheus saw, for the artifacts.
   e2e_on_exit prom__snapshot
+}
+
+# prom_targets TARGET...: scrape these instead (a controller restarted on another port, e.g.
+# --metrics-listen 127.0.0.1:0 and the metrics_port of its log). The job reads them from a file
+# (file_sd); Prometheus scrapes the new ones within about 5 s (its discovery hands targets over
+# every 5 s), the ones dropped end with staleness markers, as a pod that goes away.
+prom_targets() {
+  local dir=$CW_E2E_DIR/prometheus
+  [ $# -gt 0 ] || e2e_fail "prom_targets: name at least one target (host:port)"
+  if ! jq -n '[{targets: $ARGS.positional}]' --args "$@" > "$dir/targets.json.tmp" ||
+     ! mv "$dir/targets.json.tmp" "$dir/targets.json"; then
+    e2e_fail "cannot write $dir/targets.json"
+  fi
+  PROM_TARGETS="$*"
 }
 
 prom__spawn() {
