@@ -269,6 +269,7 @@ prom_ctl() {
     --metrics-listen "127.0.0.1:$CTL_PORT"
 }
 prom_ctl prom-ctl1
+prom_targets "127.0.0.1:$CTL_PORT" # again, in case a step before pointed Prometheus elsewhere
 prom_wait_target_up 30
 prom_wait_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}" 1 20
 prom_wait_alert CronwardenControllerDown inactive "" 20
