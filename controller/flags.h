@@ -18,6 +18,7 @@ typedef struct cw_ctrl_flags {
     cw_strlist allowed_resource_policies; /* nonadminbackup, nonadminrestore */
     char *longhorn_namespace;             /* recurringjob, volume */
     long long max_retain;                 /* recurringjob, volume: the policy's */
+    char *default_group;                  /* volume, schedule-health */
 } cw_ctrl_flags;
 
 extern cw_ctrl_flags cw_ctrl_flag;
@@ -45,6 +46,8 @@ extern cw_ctrl_flags cw_ctrl_flag;
                "recurringjob, volume: Longhorn's namespace (RecurringJobs, CronJobs, Settings, "   \
                "the longhorn-manager DaemonSet, Volumes)")
 #define CW_CTRL_OPT_MAX_RETAIN CW_POLICY_OPT_MAX_RETAIN(&cw_ctrl_flag.max_retain)
+#define CW_CTRL_OPT_DEFAULT_GROUP                                                                  \
+    CW_POLICY_OPT_DEFAULT_GROUP("volume, schedule-health: the ", &cw_ctrl_flag.default_group)
 
 /* The start of a config that carries a policy (defaults/) of its own: its namespace and the
  * policy, with the zone database it reads. */

@@ -7,7 +7,9 @@
 #include "controller/nonadminrestore_apply.h"
 #include "controller/recurringjob_apply.h"
 #include "controller/volume_apply.h"
+#include "controller/schedulehealth_apply.h"
 
+/* clang-format off */
 const cw_reconciler_ops *const cw_reconcilers[] = {
     &cw_schedule_reconciler,
     &cw_backupqueue_reconciler,
@@ -15,5 +17,7 @@ const cw_reconciler_ops *const cw_reconcilers[] = {
     &cw_nonadminrestore_reconciler,
     &cw_recurringjob_reconciler,
     &cw_volume_reconciler,
+    &cw_schedulehealth_reconciler,
     NULL,
 };
+/* clang-format on */

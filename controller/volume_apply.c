@@ -13,12 +13,12 @@
 /* ---- its flags and config ---- */
 
 static struct {
-    char *default_group, *name_scheme;
+    char *name_scheme;
 } flag;
 
 static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
-    CW_POLICY_OPT_DEFAULT_GROUP("volume: ", &flag.default_group),
+    CW_CTRL_OPT_DEFAULT_GROUP,
     CW_POLICY_OPT_NAME_SCHEME("volume: as `migrate --name-scheme`, ", &flag.name_scheme),
     CW_CTRL_OPT_MAX_RETAIN,
 };
@@ -29,10 +29,10 @@ static int config_init(void *p, cw_error *err)
     const char *ns = cw_ctrl_flag.longhorn_namespace;
     int rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", ns, 0, err);
     if (rc == CW_OK)
-        rc = cw_recurringjob_check_group_flag("--default-group", flag.default_group, err);
+        rc = cw_recurringjob_check_group_flag("--default-group", cw_ctrl_flag.default_group, err);
     if (rc == CW_OK &&
         (rc = cw_names_scheme_parse(flag.name_scheme, &c->decide.scheme, err)) == CW_OK)
-        rc = cw_policy_config_set_default_group(&c->base.policy, flag.default_group, err);
+        rc = cw_policy_config_set_default_group(&c->base.policy, cw_ctrl_flag.default_group, err);
     c->decide.policy = &c->base.policy;
     c->decide.namespace = ns;
     return rc == CW_EINVAL ? CW_EUSAGE : rc;

@@ -277,6 +277,25 @@ double cw_metrics_value(cw_metric *f, const char *const *values)
     return v;
 }
 
+int cw_metrics_remove(cw_metric *f, const char *const *values)
+{
+    int found = 0;
+    if (!f || (f->nlabels && !values))
+        return 0;
+    pthread_mutex_lock(&f->lock);
+    series *s = lookup(f, values, 0);
+    for (size_t i = 0; s && i < f->len; i++)
+        if (f->series[i] == s) {
+            memmove(&f->series[i], &f->series[i + 1], (f->len - i - 1) * sizeof(*f->series));
+            f->len--;
+            series_free(s, f->nlabels);
+            found = 1;
+            break;
+        }
+    pthread_mutex_unlock(&f->lock);
+    return found;
+}
+
 /* Prometheus reads Go float syntax; the shortest form that reads back keeps output stable. */
 static void fmt_double(char *tmp, size_t n, double v)
 {

@@ -48,6 +48,9 @@ int cw_metrics_observe(cw_metric *f, const char *const *values, double v); /* hi
 /* Current value of a counter or gauge series, or the observation count of a histogram series
  * (0 when the series does not exist yet). For tests and for status pages. */
 double cw_metrics_value(cw_metric *f, const char *const *values);
+/* Removes the series named by `values` (an object that is gone: its series must not linger with
+ * a stale value). 1 when it was there, 0 when not. */
+int cw_metrics_remove(cw_metric *f, const char *const *values);
 
 /* Appends every family (registration order; series sorted by label values) to out. */
 int cw_metrics_render(cw_metrics *m, cw_buf *out);

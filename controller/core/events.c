@@ -33,14 +33,22 @@ static json_object *child(json_object *parent, const char *key)
 int cw_ctrl_event_build(json_object *obj, const char *type, const char *reason, const char *message,
                         int64_t now_ms, json_object **out, cw_error *err)
 {
+    /* client-go's name: unique per object and instant, so two replicas never collide. */
+    return cw_ctrl_event_build_named(obj, type, reason, message, (uint64_t)now_ms * 1000000u,
+                                     now_ms, out, err);
+}
+
+int cw_ctrl_event_build_named(json_object *obj, const char *type, const char *reason,
+                              const char *message, uint64_t id, int64_t now_ms, json_object **out,
+                              cw_error *err)
+{
     const char *name = cw_json_path_string(obj, "metadata.name");
     char evname[320], when[CW_TZ_RFC3339_MAX];
     int rc = CW_ENOMEM;
     *out = NULL;
     if (!name || !*name)
         return cw_error_set(err, CW_EINVAL, "event %s: the object has no metadata.name", reason);
-    /* client-go's name: unique per object and instant, so two replicas never collide. */
-    snprintf(evname, sizeof(evname), "%.250s.%" PRIx64, name, (uint64_t)now_ms * 1000000u);
+    snprintf(evname, sizeof(evname), "%.250s.%" PRIx64, name, id);
     cw_tz_format_rfc3339(now_ms / 1000, 0, when, sizeof(when));
     json_object *ev = json_object_new_object();
     json_object *m = ev ? child(ev, "metadata") : NULL;
@@ -73,17 +81,23 @@ done:
     return rc == CW_OK ? CW_OK : cw_error_oom(err);
 }
 
-int cw_ctrl_event_post(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
-                       const char *message, int64_t now_ms, cw_error *err)
+static int post_named(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
+                      const char *message, uint64_t id, int64_t now_ms, cw_error *err)
 {
     json_object *ev = NULL;
-    int rc = cw_ctrl_event_build(obj, type, reason, message, now_ms, &ev, err);
+    int rc = cw_ctrl_event_build_named(obj, type, reason, message, id, now_ms, &ev, err);
     if (rc == CW_OK) {
         cw_kube_resource r = {"", "v1", "events", cw_json_path_string(obj, "metadata.namespace")};
         rc = cw_kube_create(kube, &r, ev, NULL, NULL, err);
     }
     json_object_put(ev);
     return rc;
+}
+
+int cw_ctrl_event_post(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
+                       const char *message, int64_t now_ms, cw_error *err)
+{
+    return post_named(kube, obj, type, reason, message, (uint64_t)now_ms * 1000000u, now_ms, err);
 }
 
 /* ---- once per (object, reason, message) ---- */
@@ -126,18 +140,24 @@ static int remember(cw_ctrl_events *ev, const char *key, int forget)
     return fresh;
 }
 
-int cw_ctrl_event_once(cw_ctrl_events *ev, json_object *obj, const char *type, const char *reason,
-                       const char *message)
+/* Posts once per key; id 0: named by the time (client-go's name). */
+static int once(cw_ctrl_events *ev, json_object *obj, const char *type, const char *reason,
+                const char *message, const char *what, uint64_t id)
 {
     const char *uid = cw_json_path_string(obj, "metadata.uid");
     cw_buf key;
     cw_error err;
     cw_buf_init(&key);
     cw_error_init(&err);
-    cw_buf_printf(&key, "%s\n%s\n%s", uid ? uid : "", reason, message);
+    cw_buf_printf(&key, "%s\n%s\n%s", uid ? uid : "", reason, what);
     int posted = !cw_buf_error(&key) && remember(ev, cw_buf_str(&key), 0);
-    if (posted && cw_ctrl_event_post(ev->kube, obj, type, reason, message, cw_clock_wall_ms(),
-                                     &err) != CW_OK) {
+    int64_t now_ms = cw_clock_wall_ms();
+    int rc = posted ? post_named(ev->kube, obj, type, reason, message,
+                                 id ? id : (uint64_t)now_ms * 1000000u, now_ms, &err)
+                    : CW_OK;
+    if (rc == CW_ECONFLICT && id) { /* an earlier process posted this occurrence */
+        posted = 0;
+    } else if (rc != CW_OK) {
         remember(ev, cw_buf_str(&key), 1);
         cw_log(CW_LOG_WARN, "could not post an Event", CW_LS("reason", reason),
                CW_LS("object", cw_json_path_string(obj, "metadata.name")),
@@ -146,4 +166,18 @@ int cw_ctrl_event_once(cw_ctrl_events *ev, json_object *obj, const char *type, c
     }
     cw_buf_free(&key);
     return posted;
+}
+
+int cw_ctrl_event_once(cw_ctrl_events *ev, json_object *obj, const char *type, const char *reason,
+                       const char *message)
+{
+    return once(ev, obj, type, reason, message, message, 0);
+}
+
+int cw_ctrl_event_once_at(cw_ctrl_events *ev, json_object *obj, const char *type,
+                          const char *reason, const char *message, uint64_t id)
+{
+    char what[32];
+    snprintf(what, sizeof(what), "@%" PRIx64, id);
+    return once(ev, obj, type, reason, message, what, id);
 }

@@ -21,6 +21,13 @@
  * times). CW_EINVAL when obj lacks its name; CW_ENOMEM. */
 int cw_ctrl_event_build(json_object *obj, const char *type, const char *reason, const char *message,
                         int64_t now_ms, json_object **out, cw_error *err) CW_MUST_CHECK;
+/* The same with the Event named "<object>.<hex id>" whatever the time: id names one occurrence
+ * (e.g. a run's fire time in nanoseconds), so the same occurrence posted again, by a restarted
+ * process or another replica, is the same Event (the API answers 409) while the API server keeps
+ * it (--event-ttl). */
+int cw_ctrl_event_build_named(json_object *obj, const char *type, const char *reason,
+                              const char *message, uint64_t id, int64_t now_ms, json_object **out,
+                              cw_error *err) CW_MUST_CHECK;
 /* Builds and creates it (POST /api/v1/namespaces/<ns>/events). */
 int cw_ctrl_event_post(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
                        const char *message, int64_t now_ms, cw_error *err) CW_MUST_CHECK;
@@ -43,5 +50,11 @@ void cw_ctrl_events_free(cw_ctrl_events *ev);
 /* 1 when posted now, 0 when posted before (or the post failed: logged). */
 int cw_ctrl_event_once(cw_ctrl_events *ev, json_object *obj, const char *type, const char *reason,
                        const char *message);
+
+/* A Warning or Normal Event about one occurrence (cw_ctrl_event_build_named's id), posted once:
+ * remembered per (uid, reason, id) in this process, and a 409 from the API (posted by an earlier
+ * process) counts as posted before. 1 when posted now. */
+int cw_ctrl_event_once_at(cw_ctrl_events *ev, json_object *obj, const char *type,
+                          const char *reason, const char *message, uint64_t id);
 
 #endif

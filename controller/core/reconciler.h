@@ -24,13 +24,16 @@ typedef struct cw_shell cw_shell;
 
 /* What every reconciler's config begins with (first in the struct its config_init fills). */
 typedef struct cw_reconciler_config {
-    const char *home; /* its namespace, where CW_SHELL_HOME informers watch; NULL, "": every one */
+    const char *home;  /* its namespace, where CW_SHELL_HOME informers watch; NULL, "": every one */
+    const char *aside; /* a second namespace, where CW_SHELL_ASIDE informers watch (a reconciler
+                          reading two projects: Longhorn's and Velero's); NULL, "": every one */
 } cw_reconciler_config;
 
 /* Where an informer watches. */
 typedef enum {
-    CW_SHELL_HOME, /* the reconciler's namespace (its config's home) */
-    CW_SHELL_ALL,  /* every namespace, or a cluster-scoped resource */
+    CW_SHELL_HOME,  /* the reconciler's namespace (its config's home) */
+    CW_SHELL_ALL,   /* every namespace, or a cluster-scoped resource */
+    CW_SHELL_ASIDE, /* the config's second namespace (aside) */
 } cw_shell_scope;
 
 /* One informer of a reconciler. Every callback's ud is the cw_shell. */
@@ -43,6 +46,12 @@ typedef struct cw_informer_def {
     int version_of; /* > 0: the version discovered for informer version_of - 1 (a resource served
                        beside it, e.g. Longhorn's Settings beside its RecurringJobs) */
     cw_shell_scope scope;
+    /* 1: a resource the cluster may not have (Velero, Longhorn not installed) and the reconciler
+     * does without: when discovery finds no version, the informer stays empty and is not started
+     * (one log line; installed later: read from the next start), and a LIST answered 404 does not
+     * make the reconciler unready. 0: the reconciler needs it (not served: it fails to start, or
+     * /readyz names it). */
+    int optional;
     const char *label_selector, *field_selector; /* NULL: everything */
     const char *const *keep;            /* what the cache keeps: these paths (cw_json_keep) */
     cw_informer_transform_fn transform; /* or this; neither: the whole object */

@@ -65,7 +65,13 @@ static int discover(cw_shell *s, cw_error *err)
             snprintf(si->version, sizeof(si->version), "%s", d->version);
         } else if (cw_kube_pick_version(s->env.kube, d->group, d->resource, si->version,
                                         sizeof(si->version), err) != CW_OK) {
-            return cw_error_prefix(err, "%s reconciler", s->r->name);
+            if (!d->optional || err->code != CW_ENOTFOUND)
+                return cw_error_prefix(err, "%s reconciler", s->r->name);
+            si->absent = 1; /* what it would report, it has nothing of */
+            cw_log(CW_LOG_INFO, "resource not served: this reconciler goes without it",
+                   CW_LS("controller", s->r->name), CW_LS("informer", d->name),
+                   CW_LS("why", err->message));
+            cw_error_init(err);
         }
         snprintf(si->api_version, sizeof(si->api_version), "%s%s%s", d->group, *d->group ? "/" : "",
                  si->version);
@@ -85,7 +91,10 @@ static int make_informers(cw_shell *s, cw_error *err)
         cw_informer_config c = {
             .name = d->name,
             .kube = s->env.kube,
-            .resource = cw_shell_resource(s, s->ninit, d->scope == CW_SHELL_HOME ? s->home : NULL),
+            .resource = cw_shell_resource(s, s->ninit,
+                                          d->scope == CW_SHELL_HOME    ? s->home
+                                          : d->scope == CW_SHELL_ASIDE ? s->aside
+                                                                       : NULL),
             .label_selector = d->label_selector,
             .field_selector = d->field_selector,
             .page_size = s->env.page_size,
@@ -118,6 +127,7 @@ int cw_shell_new(const cw_reconciler_ops *r, const cw_shell_env *env, cw_shell *
     s->env = *env;
     const cw_reconciler_config *head = env->config;
     s->home = head && head->home && *head->home ? head->home : NULL;
+    s->aside = head && head->aside && *head->aside ? head->aside : NULL;
     atomic_init(&s->standing, NULL);
     if ((rc = cw_ctrl_events_init(&s->events, env->kube, err)) != CW_OK)
         goto fail;
@@ -157,7 +167,8 @@ void cw_shell_free(cw_shell *s)
 int cw_shell_start(cw_shell *s, cw_error *err)
 {
     for (; (size_t)s->started < s->ninit; s->started++) {
-        int rc = cw_informer_start(&s->infs[s->started].inf, err);
+        int rc =
+            s->infs[s->started].absent ? CW_OK : cw_informer_start(&s->infs[s->started].inf, err);
         if (rc != CW_OK)
             return rc;
     }
@@ -173,9 +184,14 @@ void cw_shell_stop(cw_shell *s)
 int cw_shell_synced(cw_shell *s, char *why, size_t whylen)
 {
     cw_informer *infs[32];
-    size_t n = s->ninit < 32 ? s->ninit : 32;
-    for (size_t i = 0; i < n; i++)
-        infs[i] = &s->infs[i].inf;
+    size_t n = 0;
+    for (size_t i = 0; i < s->ninit && n < 32; i++) {
+        /* An optional resource not served has nothing to wait for. */
+        if (s->r->informers[i].optional &&
+            (s->infs[i].absent || cw_informer_missing(&s->infs[i].inf)))
+            continue;
+        infs[n++] = &s->infs[i].inf;
+    }
     return cw_informers_synced(infs, n, why, whylen);
 }
 
@@ -369,6 +385,17 @@ int cw_shell_event_once(cw_shell *s, json_object *obj, const char *type, const c
                         const char *message)
 {
     return cw_ctrl_event_once(&s->events, obj, type, reason, message);
+}
+
+int cw_shell_event_once_at(cw_shell *s, json_object *obj, const char *type, const char *reason,
+                           const char *message, uint64_t id)
+{
+    return cw_ctrl_event_once_at(&s->events, obj, type, reason, message, id);
+}
+
+int cw_shell_absent(const cw_shell *s, size_t i)
+{
+    return s->infs[i].absent;
 }
 
 /* ---- standing down ---- */

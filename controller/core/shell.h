@@ -68,11 +68,13 @@ struct cw_shell {
     const cw_reconciler_ops *r; /* its descriptor */
     cw_shell_env env;           /* kube, queue, config (the descriptor's), metrics (NULL: none) */
     const char *home;           /* its namespace (its config's home); NULL: every namespace */
+    const char *aside;          /* its config's second namespace; NULL: every namespace */
     void *state;                /* what the descriptor's init made */
     /* ---- */
     struct cw_shell_informer {
         cw_informer inf;
         char version[32], api_version[300];
+        int absent; /* an optional resource the server does not serve: not started */
     } * infs;
     size_t ninit; /* informers made */
     int started, events_ok, war_ok;
@@ -128,6 +130,11 @@ void cw_shell_count(cw_shell *s, const char *verb, json_object *about, int rc, c
 /* Once per (object, reason, message) per process (a state, not a step); 1 when posted now. */
 int cw_shell_event_once(cw_shell *s, json_object *obj, const char *type, const char *reason,
                         const char *message);
+/* Once per occurrence id (a run's fire time), also across restarts: cw_ctrl_event_once_at. */
+int cw_shell_event_once_at(cw_shell *s, json_object *obj, const char *type, const char *reason,
+                           const char *message, uint64_t id);
+/* 1 when informer i's resource is not served (an optional one: its cache stays empty). */
+int cw_shell_absent(const cw_shell *s, size_t i);
 
 /* ---- standing down ---- */
 /* From now on the reconciler makes no writes: reconciles end as "standing_down", the gauge

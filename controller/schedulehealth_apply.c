@@ -1,0 +1,491 @@
+#include "controller/schedulehealth_apply.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/core/shell.h"
+#include "controller/schedulehealth.h"
+#include "defaults/schedule.h"
+#include "lib/json.h"
+#include "lib/k8sname.h"
+#include "lib/log.h"
+
+/* ---- its flags and config ---- */
+
+static double window_flag, grace_flag; /* --schedule-health-window, --schedule-health-grace */
+
+static const cw_opt opts[] = {
+    CW_CTRL_OPT_LONGHORN_NAMESPACE,
+    CW_CTRL_OPT_NAMESPACE,
+    CW_CTRL_OPT_DEFAULT_GROUP,
+    CW_OPT_DUR("schedule-health-window", &window_flag, "24h",
+               "schedule-health: fire times judged for missed runs (the last DURATION), as cron "
+               "status --window"),
+    CW_OPT_DUR("schedule-health-grace", &grace_flag, "0s",
+               "schedule-health: how late a run may start and still count (0: 10% of the "
+               "interval, at least 1m, at most 1h)"),
+};
+
+static int config_init(void *p, cw_error *err)
+{
+    cw_schedulehealth_config *c = p;
+    int rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", cw_ctrl_flag.longhorn_namespace,
+                                        0, err);
+    if (rc == CW_OK)
+        rc = cw_k8sname_check_flag("--namespace", cw_ctrl_flag.namespace, 1, err);
+    if (rc != CW_OK)
+        return rc;
+    c->base.head.aside = cw_ctrl_flag.namespace;
+    cw_health_config_init(&c->health);
+    c->health.tzdb = &c->base.tzdb;
+    c->health.default_group = cw_ctrl_flag.default_group ? cw_ctrl_flag.default_group : "default";
+    c->health.window = window_flag ? (int64_t)window_flag : CW_HEALTH_DEFAULT_WINDOW;
+    c->health.grace = (int64_t)grace_flag;
+    if (c->health.window < 60 || (window_flag && (double)c->health.window != window_flag))
+        return cw_error_set(err, CW_EUSAGE,
+                            "--schedule-health-window must be whole seconds, at least 1m");
+    if (grace_flag < 0 || (double)c->health.grace != grace_flag)
+        return cw_error_set(err, CW_EUSAGE,
+                            "--schedule-health-grace must be whole seconds, 0 or more");
+    return CW_OK;
+}
+
+/* ---- its state: the model, what it remembers per schedule, its series ---- */
+
+static const char *const sched_labels[] = {"kind", "namespace", "name", NULL};
+static const char *const ns_label[] = {"namespace", NULL};
+
+static const struct {
+    const char *name, *help;
+} gauges[CW_SHCTL_GAUGES] = {
+    [CW_SHCTL_LAST_SUCCESS] = {"cronwarden_schedule_last_success_timestamp_seconds",
+                               "When the last successful run of a schedule ended (0: none)."},
+    [CW_SHCTL_LAST_FAILURE] = {"cronwarden_schedule_last_failure_timestamp_seconds",
+                               "When the last failed run of a schedule ended (0: none)."},
+    [CW_SHCTL_NEXT_RUN] = {"cronwarden_schedule_next_run_timestamp_seconds",
+                           "The next fire time of a schedule (0: none: paused, suspended, "
+                           "invalid or never firing)."},
+    [CW_SHCTL_CONSECUTIVE_FAILURES] = {"cronwarden_schedule_consecutive_failures",
+                                       "Failed runs of a schedule since its last success."},
+    [CW_SHCTL_RUNNING] = {"cronwarden_schedule_running_seconds",
+                          "How long the oldest run in progress of a schedule has run (0: none)."},
+    [CW_SHCTL_STUCK_AFTER] = {"cronwarden_schedule_stuck_after_seconds",
+                              "The running time from which a run of a schedule is stuck."},
+};
+
+typedef struct sh_state {
+    pthread_mutex_t mu; /* everything below: informer threads feed, workers judge */
+    cw_health model;
+    int model_ok;
+    cw_strmap memory;     /* reconcile key -> cw_shctl_memory * */
+    cw_strmap labels;     /* "<ns>/<velero.io/schedule-name value>" -> the Schedule's name */
+    cw_strlist volume_ns; /* namespaces with volume series */
+    cw_metric *g[CW_SHCTL_GAUGES], *missed, *unprotected, *stale;
+} sh_state;
+
+static int register_metrics(cw_metrics *m, sh_state *st, cw_error *err)
+{
+    int rc = CW_OK;
+    for (size_t i = 0; rc == CW_OK && i < CW_SHCTL_GAUGES; i++)
+        rc = cw_metrics_gauge(m, gauges[i].name, gauges[i].help, sched_labels, &st->g[i], err);
+    if (rc == CW_OK)
+        rc = cw_metrics_counter(m, "cronwarden_schedule_missed_runs_total",
+                                "Fire times of a schedule that passed their grace without a run "
+                                "(not counting a paused Velero Schedule's); each once.",
+                                sched_labels, &st->missed, err);
+    if (rc == CW_OK)
+        rc = cw_metrics_gauge(m, "cronwarden_volumes_unprotected",
+                              "Longhorn volumes of a namespace no backup job applies to.", ns_label,
+                              &st->unprotected, err);
+    if (rc == CW_OK)
+        rc = cw_metrics_gauge(m, "cronwarden_volumes_stale",
+                              "Longhorn volumes of a namespace without a successful backup "
+                              "within twice their shortest backup interval.",
+                              ns_label, &st->stale, err);
+    return rc;
+}
+
+static void fini(void *p)
+{
+    sh_state *st = p;
+    if (!st)
+        return;
+    if (st->model_ok)
+        cw_health_free(&st->model);
+    cw_strmap_free(&st->memory, free);
+    cw_strmap_free(&st->labels, free);
+    cw_strlist_free(&st->volume_ns);
+    pthread_mutex_destroy(&st->mu);
+    free(st);
+}
+
+static int init(cw_shell *s, void **state, cw_error *err)
+{
+    const cw_schedulehealth_config *cfg = s->env.config;
+    sh_state *st = calloc(1, sizeof(*st));
+    if (!(*state = st))
+        return cw_error_oom(err);
+    pthread_mutex_init(&st->mu, NULL);
+    cw_strmap_init(&st->memory);
+    cw_strmap_init(&st->labels);
+    cw_strlist_init(&st->volume_ns);
+    int rc = cw_health_init(&st->model, &cfg->health, err);
+    st->model_ok = rc == CW_OK;
+    if (rc == CW_OK && s->env.metrics)
+        rc = register_metrics(s->env.metrics, st, err);
+    return rc;
+}
+
+/* ---- what it reads: every object into the model, its identity into the cache ---- */
+
+/* The reconcile keys an object wakes, kept in its cache entry (so its deletion wakes them too). */
+static int wake_add(json_object *keys, const char *fmt, const char *ns, const char *name)
+{
+    char key[CW_CTRL_KEY_MAX];
+    int n = snprintf(key, sizeof(key), fmt, ns, name);
+    if (n < 0 || (size_t)n >= sizeof(key))
+        return 0;
+    return json_object_array_add(keys, json_object_new_string(key));
+}
+
+/* What the model made of a Job or Backup: its schedule. Called with the lock held. */
+static void wake_run(sh_state *st, json_object *keys, int job, const char *ns, const char *name,
+                     json_object *obj)
+{
+    char rk[CW_CTRL_KEY_MAX];
+    if (job) { /* the CronJob the model filed it under, named as its RecurringJob */
+        snprintf(rk, sizeof(rk), "J/%s/%s", ns, name);
+        const char *gk = cw_strmap_get_s(&st->model.run_of, rk);
+        if (gk && strlen(gk) > 3 + strlen(ns))
+            wake_add(keys, "RecurringJob/%s/%s", ns, gk + 3 + strlen(ns));
+        return;
+    }
+    json_object *v = cw_json_member(cw_json_path(obj, "metadata.labels"), CW_SCHEDULE_NAME_LABEL);
+    if (!json_object_is_type(v, json_type_string))
+        return;
+    snprintf(rk, sizeof(rk), "%s/%s", ns, json_object_get_string(v));
+    const char *sched = cw_strmap_get_s(&st->labels, rk); /* a long name's hashed label */
+    wake_add(keys, "Schedule/%s/%s", ns, sched ? sched : json_object_get_string(v));
+}
+
+/* A Velero Schedule's label value, for its Backups to find it. Called with the lock held. */
+static void remember_label(sh_state *st, const char *ns, const char *name, int forget)
+{
+    char label[CW_SCHEDULE_LABEL_MAX + 1], key[CW_CTRL_KEY_MAX];
+    cw_schedule_label_value(name, label, sizeof(label));
+    if (!strcmp(label, name))
+        return;
+    snprintf(key, sizeof(key), "%s/%s", ns, label);
+    char *copy = forget ? NULL : strdup(name);
+    void *old = forget ? cw_strmap_del_s(&st->labels, key) : NULL;
+    if (copy && cw_strmap_set_s(&st->labels, key, copy, &old) != CW_OK)
+        free(copy);
+    free(old);
+}
+
+static json_object *feed(cw_shell *s, json_object *obj, size_t inf, const char *kind)
+{
+    static const char *const identity[] = {"apiVersion",
+                                           "kind",
+                                           "metadata.name",
+                                           "metadata.namespace",
+                                           "metadata.uid",
+                                           "metadata.resourceVersion",
+                                           NULL};
+    sh_state *st = s->state;
+    const char *ns = cw_json_path_string(obj, "metadata.namespace");
+    const char *name = cw_json_path_string(obj, "metadata.name");
+    json_object *keys = json_object_new_array();
+    cw_error err;
+    cw_error_init(&err);
+    /* Items of a LIST may come without them; the model reads them (the page is the informer's,
+     * thrown away after). */
+    if (!cw_json_path_string(obj, "apiVersion"))
+        json_object_object_add(obj, "apiVersion",
+                               json_object_new_string(cw_shell_api_version(s, inf)));
+    if (!cw_json_path_string(obj, "kind"))
+        json_object_object_add(obj, "kind", json_object_new_string(kind));
+    json_object *stub = cw_json_keep(obj, identity);
+    if (!stub || !keys || !ns || !name) {
+        json_object_put(keys);
+        return stub;
+    }
+    pthread_mutex_lock(&st->mu);
+    if (cw_health_add(&st->model, obj, kind, &err) != CW_OK)
+        cw_log(CW_LOG_WARN, "cannot judge this object", CW_LS("controller", s->r->name),
+               CW_LS("object", name), CW_LS("namespace", ns), CW_LS("error", err.message));
+    switch (inf) {
+    case CW_SH_RECURRINGJOBS:
+        wake_add(keys, "RecurringJob/%s/%s", ns, name);
+        wake_add(keys, "%s%s", "", CW_SH_VOLUMES_KEY);
+        break;
+    case CW_SH_CRONJOBS: /* Longhorn names it as its RecurringJob */
+        wake_add(keys, "RecurringJob/%s/%s", ns, name);
+        break;
+    case CW_SH_SCHEDULES:
+        remember_label(st, ns, name, 0);
+        wake_add(keys, "Schedule/%s/%s", ns, name);
+        break;
+    case CW_SH_JOBS:
+    case CW_SH_BACKUPS:
+        wake_run(st, keys, inf == CW_SH_JOBS, ns, name, obj);
+        break;
+    default: /* volumes and their backups */
+        wake_add(keys, "%s%s", "", CW_SH_VOLUMES_KEY);
+    }
+    pthread_mutex_unlock(&st->mu);
+    json_object_object_add(stub, "wake", keys);
+    return stub;
+}
+
+#define FEED(fn, inf, kind)                                                                        \
+    static json_object *fn(void *ud, json_object *obj)                                             \
+    {                                                                                              \
+        return feed(ud, obj, inf, kind);                                                           \
+    }
+FEED(feed_recurringjob, CW_SH_RECURRINGJOBS, "RecurringJob")
+FEED(feed_cronjob, CW_SH_CRONJOBS, "CronJob")
+FEED(feed_job, CW_SH_JOBS, "Job")
+FEED(feed_volume, CW_SH_VOLUMES, "Volume")
+FEED(feed_lhbackup, CW_SH_LHBACKUPS, "Backup")
+FEED(feed_backupvolume, CW_SH_BACKUPVOLUMES, "BackupVolume")
+FEED(feed_schedule, CW_SH_SCHEDULES, "Schedule")
+FEED(feed_backup, CW_SH_BACKUPS, "Backup")
+
+static void wake(cw_shell *s, json_object *stub)
+{
+    json_object *keys = stub ? cw_json_member(stub, "wake") : NULL;
+    size_t n = json_object_is_type(keys, json_type_array) ? json_object_array_length(keys) : 0;
+    for (size_t i = 0; i < n; i++)
+        cw_queue_add(s->env.queue, json_object_get_string(json_object_array_get_idx(keys, i)));
+}
+
+/* A deletion leaves the model; every change wakes the keys of the old and the new object. */
+static void on_change(void *ud, cw_informer_op op, const char *key, json_object *old,
+                      json_object *obj)
+{
+    (void)key;
+    cw_shell *s = ud;
+    sh_state *st = s->state;
+    if (op == CW_INFORMER_DELETE && old) {
+        const char *api = cw_json_path_string(old, "apiVersion");
+        const char *kind = cw_json_path_string(old, "kind");
+        const char *ns = cw_json_path_string(old, "metadata.namespace");
+        const char *name = cw_json_path_string(old, "metadata.name");
+        const char *slash = api ? strchr(api, '/') : NULL;
+        char group[128];
+        snprintf(group, sizeof(group), "%.*s", slash ? (int)(slash - api) : 0, api ? api : "");
+        if (kind && ns && name) {
+            pthread_mutex_lock(&st->mu);
+            cw_health_remove(&st->model, group, kind, ns, name);
+            if (!strcmp(kind, "Schedule"))
+                remember_label(st, ns, name, 1);
+            pthread_mutex_unlock(&st->mu);
+        }
+    }
+    wake(s, old);
+    wake(s, obj);
+}
+
+/* ---- what it does ---- */
+
+static int enqueue_all(cw_shell *s)
+{
+    static const struct {
+        size_t inf;
+        const char *kind;
+    } scheds[] = {{CW_SH_RECURRINGJOBS, "RecurringJob"}, {CW_SH_SCHEDULES, "Schedule"}};
+    int rc = cw_queue_add(s->env.queue, CW_SH_VOLUMES_KEY);
+    for (size_t k = 0; rc == CW_OK && k < 2; k++) {
+        cw_strlist keys;
+        cw_strlist_init(&keys);
+        rc = cw_ctrl_store_keys(cw_shell_store(s, scheds[k].inf), &keys);
+        for (size_t i = 0; rc == CW_OK && i < keys.len; i++) {
+            char key[CW_CTRL_KEY_MAX];
+            snprintf(key, sizeof(key), "%s/%s", scheds[k].kind, keys.items[i]);
+            rc = cw_queue_add(s->env.queue, key);
+        }
+        cw_strlist_free(&keys);
+    }
+    return rc;
+}
+
+/* The per-namespace volume counts; namespaces without volumes lose their series. */
+static int reconcile_volumes(cw_shell *s, cw_ctrl_result *res, cw_error *err)
+{
+    const cw_schedulehealth_config *cfg = s->env.config;
+    sh_state *st = s->state;
+    cw_health_ns_count *counts = NULL;
+    size_t n = 0;
+    int64_t now = cw_shell_now_ms(s) / 1000;
+    cw_strlist seen;
+    cw_strlist_init(&seen);
+    pthread_mutex_lock(&st->mu);
+    st->model.cfg.now = now;
+    int rc = cw_health_volume_counts(&st->model, &counts, &n, err);
+    for (size_t i = 0; rc == CW_OK && i < n; i++) {
+        const char *v[] = {counts[i].namespace};
+        cw_metrics_set(st->unprotected, v, (double)counts[i].unprotected);
+        cw_metrics_set(st->stale, v, (double)counts[i].stale);
+        rc = cw_strlist_add(&seen, counts[i].namespace);
+    }
+    for (size_t i = 0; rc == CW_OK && i < st->volume_ns.len; i++) {
+        const char *v[] = {st->volume_ns.items[i]};
+        if (!cw_strlist_contains(&seen, st->volume_ns.items[i])) {
+            cw_metrics_remove(st->unprotected, v);
+            cw_metrics_remove(st->stale, v);
+        }
+    }
+    if (rc == CW_OK) {
+        cw_strlist_free(&st->volume_ns);
+        st->volume_ns = seen;
+        cw_strlist_init(&seen);
+    }
+    pthread_mutex_unlock(&st->mu);
+    cw_health_counts_free(counts, n);
+    cw_strlist_free(&seen);
+    (void)cfg;
+    if (rc != CW_OK)
+        return rc == CW_ENOMEM && !err->message[0] ? cw_error_oom(err) : rc;
+    res->outcome = "volumes";
+    res->requeue_at_ms = (now + 60) * 1000; /* stale comes with time */
+    return CW_OK;
+}
+
+/* A schedule gone: its series and memory go. Called with the lock held. */
+static void forget(sh_state *st, const char *key, const char *const *labels)
+{
+    for (size_t i = 0; i < CW_SHCTL_GAUGES; i++)
+        cw_metrics_remove(st->g[i], labels);
+    cw_metrics_remove(st->missed, labels);
+    free(cw_strmap_del_s(&st->memory, key));
+}
+
+static void export(sh_state *st, const char *const *labels, const cw_shctl_actions *a)
+{
+    for (size_t i = 0; i < CW_SHCTL_GAUGES; i++)
+        cw_metrics_set(st->g[i], labels, a->gauges[i]);
+    cw_metrics_add(st->missed, labels, a->missed_new); /* + 0 makes the series */
+}
+
+static void post(cw_shell *s, const char *key, size_t inf, const char *ns, const char *name,
+                 const cw_shctl_actions *a)
+{
+    char okey[CW_CTRL_KEY_MAX];
+    json_object *obj = NULL;
+    if (!a->nevents)
+        return;
+    snprintf(okey, sizeof(okey), "%s/%s", ns, name);
+    if (cw_ctrl_store_get(cw_shell_store(s, inf), okey, &obj) != CW_OK)
+        return; /* gone meanwhile: said by nobody */
+    for (size_t i = 0; i < a->nevents; i++)
+        if (cw_shell_event_once_at(s, obj, "Warning", a->events[i].reason, a->events[i].message,
+                                   a->events[i].id))
+            cw_log(CW_LOG_INFO, "said", CW_LS("schedule", key),
+                   CW_LS("reason", a->events[i].reason), CW_LS("message", a->events[i].message));
+    json_object_put(obj);
+}
+
+/* "RecurringJob/<ns>/<name>" or "Schedule/<ns>/<name>". */
+static int parse_key(const char *key, cw_health_kind *kind, char *ns, size_t nslen,
+                     const char **name)
+{
+    const char *rest;
+    if (!strncmp(key, "RecurringJob/", 13))
+        *kind = CW_HEALTH_RECURRINGJOB, rest = key + 13;
+    else if (!strncmp(key, "Schedule/", 9))
+        *kind = CW_HEALTH_SCHEDULE, rest = key + 9;
+    else
+        return 0;
+    return cw_ctrl_key_split(rest, ns, nslen, name);
+}
+
+static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+{
+    sh_state *st = s->state;
+    cw_health_kind kind;
+    char ns[256];
+    const char *name;
+    cw_health_result r;
+    cw_shctl_actions a;
+    if (!strcmp(key, CW_SH_VOLUMES_KEY))
+        return reconcile_volumes(s, res, err);
+    if (!parse_key(key, &kind, ns, sizeof(ns), &name))
+        return cw_error_set(err, CW_EINVAL, "not a schedule key");
+    const char *labels[] = {kind == CW_HEALTH_RECURRINGJOB ? "RecurringJob" : "Schedule", ns, name};
+    cw_shctl_actions_init(&a);
+    pthread_mutex_lock(&st->mu);
+    st->model.cfg.now = cw_shell_now_ms(s) / 1000;
+    int rc = cw_health_eval_one(&st->model, kind, ns, name, &r, err);
+    if (rc == CW_ENOTFOUND) {
+        forget(st, key, labels);
+        pthread_mutex_unlock(&st->mu);
+        res->outcome = "gone";
+        return CW_OK;
+    }
+    cw_shctl_memory *mem = rc == CW_OK ? cw_strmap_get_s(&st->memory, key) : NULL;
+    if (rc == CW_OK && !mem) {
+        if (!(mem = malloc(sizeof(*mem))) ||
+            cw_strmap_set_s(&st->memory, key, mem, NULL) != CW_OK) {
+            free(mem);
+            mem = NULL;
+            rc = cw_error_oom(err);
+        } else {
+            cw_shctl_memory_init(mem);
+        }
+    }
+    if (rc == CW_OK && (rc = cw_shctl_decide(&st->model.cfg, &r, mem, &a, err)) == CW_OK)
+        export(st, labels, &a);
+    pthread_mutex_unlock(&st->mu);
+    if (rc == CW_OK) {
+        post(s, key, kind == CW_HEALTH_RECURRINGJOB ? CW_SH_RECURRINGJOBS : CW_SH_SCHEDULES, ns,
+             name, &a);
+        res->outcome = cw_health_state_name(r.state);
+        res->requeue_at_ms = a.recheck_at * 1000;
+        cw_health_result_free(&r);
+    }
+    cw_shctl_actions_free(&a);
+    return rc;
+}
+
+/* Identities in the caches: the model has the rest. Optional: a cluster without Longhorn or
+ * Velero has none of that half to report. */
+#define INFORMER(name_, group_, version_, resource_, scope_, feed_, optional_)                     \
+    {                                                                                              \
+        CW_INFORMER_RESOURCE(name_, group_, version_, resource_),                                  \
+            .scope = (scope_), .transform = (feed_), .handler = on_change, .optional = (optional_) \
+    }
+
+static const cw_informer_def informers[] = {
+    [CW_SH_RECURRINGJOBS] = INFORMER("recurringjobs", "longhorn.io", NULL, "recurringjobs",
+                                     CW_SHELL_HOME, feed_recurringjob, 1),
+    [CW_SH_CRONJOBS] =
+        INFORMER("cronjobs", "batch", NULL, "cronjobs", CW_SHELL_HOME, feed_cronjob, 0),
+    [CW_SH_JOBS] = INFORMER("jobs", "batch", "v1", "jobs", CW_SHELL_HOME, feed_job, 0),
+    [CW_SH_VOLUMES] =
+        INFORMER("volumes", "longhorn.io", NULL, "volumes", CW_SHELL_HOME, feed_volume, 1),
+    [CW_SH_LHBACKUPS] = INFORMER("longhorn-backups", "longhorn.io", NULL, "backups", CW_SHELL_HOME,
+                                 feed_lhbackup, 1),
+    [CW_SH_BACKUPVOLUMES] = INFORMER("backupvolumes", "longhorn.io", NULL, "backupvolumes",
+                                     CW_SHELL_HOME, feed_backupvolume, 1),
+    [CW_SH_SCHEDULES] =
+        INFORMER("schedules", "velero.io", NULL, "schedules", CW_SHELL_ASIDE, feed_schedule, 1),
+    [CW_SH_BACKUPS] = {CW_INFORMER_RESOURCE("backups", "velero.io", NULL, "backups"),
+                       .scope = CW_SHELL_ASIDE, .label_selector = CW_SCHEDULE_NAME_LABEL,
+                       .transform = feed_backup, .handler = on_change, .optional = 1},
+};
+
+const cw_reconciler_ops cw_schedulehealth_reconciler = {
+    CW_RECONCILER_NAMED("schedule-health", "schedule", ""),
+    .summary = "watches Longhorn RecurringJobs and Velero Schedules: metrics of their runs "
+               "(missed, failed, stuck) and volumes unprotected or stale, Warning Events per "
+               "missed or failed run (reads only)",
+    .default_enabled = 1,
+    CW_RECONCILER_TABLES(opts, informers),
+    CW_RECONCILER_CONFIG(cw_schedulehealth_config, config_init, cw_ctrl_policy_config_fini),
+    CW_RECONCILER_STATE(init, fini),
+    .enqueue_all = enqueue_all,
+    .reconcile = reconcile,
+};

@@ -1,0 +1,41 @@
+/* The schedule-health reconciler (`--controllers schedule-health`, on by default: it only reads
+ * and posts Events): the health model (health/health.h) fed by its informers, judged per schedule
+ * on every change and on a timer (controller/schedulehealth.h), exported as the metrics of
+ * docs/status.md with one Warning Event per missed or failed run on the schedule. Informers:
+ * Longhorn's RecurringJobs, CronJobs, Jobs, Volumes, Backups and BackupVolumes in
+ * --longhorn-namespace; Velero's Schedules and Backups (labelled with a schedule) in --namespace.
+ * Longhorn's and Velero's resources are optional: a cluster without one has nothing of it to
+ * report. The caches keep identities; the model keeps compact records (memory grows with runs,
+ * not with their objects). Keys: "RecurringJob/<ns>/<name>", "Schedule/<ns>/<name>" and
+ * "volumes" (the per-namespace volume counts). */
+#ifndef CW_SCHEDULEHEALTH_APPLY_H
+#define CW_SCHEDULEHEALTH_APPLY_H
+
+#include "controller/core/reconciler.h"
+#include "controller/flags.h"
+#include "health/health.h"
+
+/* Its config (config_init from --longhorn-namespace, --namespace, --default-group,
+ * --schedule-health-window, --schedule-health-grace). */
+typedef struct cw_schedulehealth_config {
+    cw_ctrl_policy_config base; /* home: Longhorn's namespace; aside: Velero's; the zones */
+    cw_health_config health;    /* now: per reconcile */
+} cw_schedulehealth_config;
+
+/* Informers, in this order. */
+enum {
+    CW_SH_RECURRINGJOBS,
+    CW_SH_CRONJOBS,
+    CW_SH_JOBS,
+    CW_SH_VOLUMES,
+    CW_SH_LHBACKUPS,
+    CW_SH_BACKUPVOLUMES,
+    CW_SH_SCHEDULES,
+    CW_SH_BACKUPS,
+};
+
+#define CW_SH_VOLUMES_KEY "volumes"
+
+extern const cw_reconciler_ops cw_schedulehealth_reconciler;
+
+#endif
