@@ -37,7 +37,7 @@ e2e__where() {
   local i
   for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
     if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ] && [[ ${BASH_SOURCE[$i]} != */lib/assert.sh ]] &&
-       [[ ${BASH_SOURCE[$i]} != */e2e/prometheus.sh ]]; then
+       [[ ${BASH_SOURCE[$i]} != */prometheus.sh ]]; then
       printf '%s:%s' "$(basename "${BASH_SOURCE[$i]}")" "${BASH_LINENO[$((i - 1))]}"; return
     fi
   done

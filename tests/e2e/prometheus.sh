@@ -295,12 +295,12 @@ prom_wait_series() {
   done
 }
 
-# ---- schedule health alerts: these need the schedule-health reconciler --------------------------
-# Nothing calls them yet: they wait for a controller that exports the cronwarden_schedule_* and
-# cronwarden_volumes_* series of docs/status.md ("Metrics"), i.e. one started with
-# --controllers schedule-health (or its default) and scraped by prom_start. First the series the
-# alert reads must be there for the schedule — else the failure says the reconciler exports none,
-# rather than that an alert never fired —, then the alert itself, matched on its labels.
+# ---- schedule health alerts: the schedule-health reconciler's series -----------------------------
+# For a controller that exports the cronwarden_schedule_* and cronwarden_volumes_* series of
+# docs/status.md ("Metrics"), i.e. runs the schedule-health reconciler, scraped by prom_start.
+# First the series the alert reads must be there for the schedule — else the failure says the
+# reconciler exports none, rather than that an alert never fired —, then the alert itself,
+# matched on its labels.
 
 PROM_HEALTH_HINT="does the controller run the schedule-health reconciler, lead, and see that object?"
 

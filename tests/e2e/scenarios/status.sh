@@ -6,9 +6,11 @@
 # RecurringJob without its CronJob, a PartiallyFailed Backup, a Backup in progress, a long Velero
 # schedule name, an unprotected and a stale volume; more Jobs than one LIST page; the same objects
 # exported to files give the same report; nothing is written; a user without the role is refused.
-# A real Prometheus (tests/e2e/prometheus.sh) scrapes the controller and evaluates
-# deploy/monitoring/rules.yaml: CronwardenControllerDown fires when the controller is killed and
-# resolves when it is back.
+# Then a real Prometheus (tests/e2e/prometheus.sh) scrapes the controller's schedule-health
+# reconciler and evaluates deploy/monitoring/rules.yaml: a failed run, a stuck Backup, an
+# unprotected volume, a run missed while its CronJob was suspended — each alert firing in
+# /api/v1/alerts, then resolved after the test plays the recovery; CronwardenControllerDown fires
+# when the controller is killed and resolves when a new one leads.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../prometheus.sh"
 # no CronJob or Job controller: the runs are the ones this test writes
@@ -69,21 +71,51 @@ done_status() { # START END
 failed_status() { # START END
   echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
 }
-# backup SCHEDULE LABEL FIRE STATUS_JSON (Velero's Backups have no status subresource)
+# backup SCHEDULE LABEL FIRE STATUS_JSON (Velero's Backups have no status subresource), in
+# BACKUP_NS (default velero)
 backup() {
-  local name="$1-$(date -u -d "@$3" +%Y%m%d%H%M%S)"
+  local name="$1-$(date -u -d "@$3" +%Y%m%d%H%M%S)" ns=${BACKUP_NS:-velero}
   kc create -f - >/dev/null <<YAML || e2e_fail "could not create Backup $name"
 apiVersion: velero.io/v1
 kind: Backup
 metadata:
   name: $name
-  namespace: velero
+  namespace: $ns
   labels: {velero.io/schedule-name: $2, velero.io/storage-location: default}
 spec: {includedNamespaces: [shop], ttl: 720h0m0s, storageLocation: default}
 YAML
-  status_of "/apis/velero.io/v1/namespaces/velero/backups/$name" "$4" ""
+  status_of "/apis/velero.io/v1/namespaces/$ns/backups/$name" "$4" ""
 }
 completed() { echo "{\"phase\":\"Completed\",\"startTimestamp\":\"$(at "$1")\",\"completionTimestamp\":\"$(at "$2")\"}"; }
+
+e2e_step "for Prometheus (the last steps): a CronJob suspended over its one fire time, FIRE"
+# Made now so that FIRE (the next minute at least 5 s away; cron has minutes) passes while the
+# steps below run. Its own namespaces PL and PV, read by the schedule-health reconciler only.
+PL=$(e2e_namespace prom-lh) PV=$(e2e_namespace prom-velero)
+FIRE=$(( ($(date +%s) + 65) / 60 * 60 ))
+assert_ok kc apply -f - <<YAML
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: snap-suspended, namespace: $PL}
+spec: {name: snap-suspended, task: snapshot, cron: "$(date -u -d "@$FIRE" +'%-M %-H') * * *", groups: [], retain: 3, concurrency: 1, labels: {}}
+---
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata:
+  name: snap-suspended
+  namespace: $PL
+  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: snap-suspended}
+spec:
+  schedule: "$(date -u -d "@$FIRE" +'%-M %-H') * * *"
+  concurrencyPolicy: Forbid
+  suspend: true
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: snap-suspended, image: "longhornio/longhorn-manager:v1.2.6"}]
+YAML
 
 e2e_step "Longhorn: RecurringJobs, their CronJobs (one suspended, one missing) and Jobs"
 assert_ok kc create namespace longhorn-system
@@ -247,6 +279,128 @@ assert_eq "$(jq -cS . <<<"$FILES")" "$(jq -cS . <<<"$LIVE")" "live report equals
 assert_fails --match "6 schedules, 4 unhealthy; 3 volumes, 1 unprotected, 1 stale" \
   cw cron status --kubeconfig "$CW_E2E_DIR/kubeconfig-nobody" --now "$NOW"
 
+e2e_step "Prometheus: the schedule-health reconciler scraped; a failed run, a stuck Backup, an unprotected volume"
+# The controller (schedule-health only, in PL and PV, grace 2 s) on CTL_PORT, which Prometheus has
+# scraped since the start. The test plays the CronJob controller and Velero: a Job of
+# backup-failing made by hand and failed; nightly-stuck's last Backup took 10 minutes, this one has
+# run for 2 hours (stuck after 25 minutes); bare has only a snapshot job. Daily fire times 12
+# hours away: none passes during the test.
+NOW_S=$(date +%s)
+AWAY="0 $(( ($(date -u +%-H) + 12) % 24 )) * * *"
+STUCK=$((NOW_S - 7200))
+assert_ok kc apply -f - <<YAML
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: backup-failing, namespace: $PL}
+spec: {name: backup-failing, task: backup, cron: "$AWAY", groups: [], retain: 3, concurrency: 1, labels: {}}
+---
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata:
+  name: backup-failing
+  namespace: $PL
+  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: backup-failing}
+spec:
+  schedule: "$AWAY"
+  concurrencyPolicy: Forbid
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: backup-failing, image: "longhornio/longhorn-manager:v1.2.6"}]
+---
+apiVersion: longhorn.io/v1beta2
+kind: Volume
+metadata: {name: bare, namespace: $PL, labels: {recurring-job.longhorn.io/snap-suspended: enabled}}
+spec: {size: "10737418240", numberOfReplicas: 3}
+---
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: nightly-stuck, namespace: $PV}
+spec: {schedule: "$AWAY", template: {includedNamespaces: [shop], ttl: 720h0m0s}}
+YAML
+# manual_job CRONJOB NAME STATUS_JSON: a Job of CRONJOB in PL as `kubectl create job --from` makes it
+manual_job() {
+  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Job $2"
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $2
+  namespace: $PL
+  annotations: {cronjob.kubernetes.io/instantiate: manual}
+  labels: {recurring-job.longhorn.io: $1}
+  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $1, uid: $(kc get cronjob -n "$PL" "$1" -o jsonpath='{.metadata.uid}'), controller: true}]
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers: [{name: $1, image: "longhornio/longhorn-manager:v1.2.6"}]
+YAML
+  status_of "/apis/batch/v1/namespaces/$PL/jobs/$2" "$3"
+}
+manual_job backup-failing backup-failing-1 "$(failed_status $((NOW_S - 300)) $((NOW_S - 60)))"
+BACKUP_NS=$PV backup nightly-stuck nightly-stuck $((NOW_S - 86400)) "$(completed $((NOW_S - 86400)) $((NOW_S - 86400 + 600)))"
+BACKUP_NS=$PV backup nightly-stuck nightly-stuck "$STUCK" "{\"phase\":\"InProgress\",\"startTimestamp\":\"$(at "$STUCK")\"}"
+prom_ctl() {
+  e2e_bg "$1" "$CW_BINARY" controller --controllers schedule-health --longhorn-namespace "$PL" --namespace "$PV" \
+    --schedule-health-grace 2s --kubeconfig "$CW_E2E_DIR/kubeconfig" --leader-election-namespace "$PL" \
+    --lease-duration 3s --metrics-listen "127.0.0.1:$CTL_PORT"
+}
+prom_ctl prom-ctl1
+prom_targets "127.0.0.1:$CTL_PORT" # again, in case a step before pointed Prometheus elsewhere
+prom_wait_target_up 30
+prom_wait_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}" 1 20
+prom_wait_alert CronwardenControllerDown inactive "" 20
+prom_schedule_alert CronwardenScheduleRunFailed RecurringJob "$PL" backup-failing firing
+prom_schedule_alert CronwardenScheduleRunningLong Schedule "$PV" nightly-stuck firing
+assert_contains "$(jq -r '.[0].annotations.summary' <<<"$PROM_ALERTS")" "Schedule $PV/nightly-stuck has been running for 2h" "RunningLong's summary"
+prom_volumes_alert CronwardenVolumesUnprotected "$PL" firing
+assert_contains "$(jq -r '.[0].annotations.summary' <<<"$PROM_ALERTS")" "1 Longhorn volumes in $PL have no backup job" "Unprotected's summary"
+prom_schedule_alert CronwardenScheduleNoNextRun RecurringJob "$PL" snap-suspended firing
+
+e2e_step "Prometheus: recovery — a run succeeds, the Backup completes, the volume gets a backup job: resolved"
+NOW_S=$(date +%s)
+manual_job backup-failing backup-failing-2 "$(done_status $((NOW_S - 30)) "$NOW_S")"
+status_of "/apis/velero.io/v1/namespaces/$PV/backups/nightly-stuck-$(date -u -d "@$STUCK" +%Y%m%d%H%M%S)" "$(completed "$STUCK" "$NOW_S")" ""
+assert_ok kc label volumes.longhorn.io -n "$PL" bare recurring-job.longhorn.io/backup-failing=enabled
+prom_schedule_alert CronwardenScheduleRunFailed RecurringJob "$PL" backup-failing resolved
+prom_schedule_alert CronwardenScheduleRunningLong Schedule "$PV" nightly-stuck resolved
+prom_volumes_alert CronwardenVolumesUnprotected "$PL" resolved
+
+e2e_step "Prometheus: CronwardenControllerDown fires when the controller dies, resolves when a new one leads"
+PID=$(e2e_bg_pid prom-ctl1)
+kill -KILL "$PID" && { wait "$PID" || true; } 2>/dev/null
+prom_wait_alert CronwardenControllerDown firing "" 30
+assert_eq critical "$(jq -r '.[0].labels.severity' <<<"$PROM_ALERTS")" "ControllerDown's severity"
+assert_contains "$(jq -r '.[0].annotations.description' <<<"$PROM_ALERTS")" "Run next:" "ControllerDown says what to run"
+assert_eq 0 "$(prom_value "up{job=\"$PROM_JOB\"}")" "the target is down"
+# The new controller starts after FIRE's grace: its first look counts the run missed while it was
+# down (a running one does not count it on time: its next look at a suspended CronJob is an hour
+# away — the reconciler's timer skips the fire times of a suspended CronJob; see tests/README.md).
+while [ "$(date +%s)" -lt $((FIRE + 3)) ]; do sleep 0.5; done
+prom_ctl prom-ctl2
+prom_wait_alert CronwardenControllerDown resolved "" 30
+assert_eq 1 "$(prom_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}")" "the restarted controller leads"
+
+e2e_step "Prometheus: FIRE missed while snap-suspended's CronJob was suspended; resumed and a run succeeds: resolved"
+# The rule looks at the counter once a minute ([1d:1m]): it fires at the first minute after the
+# count, FIRE + 60 s.
+prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspended firing 90
+assert_eq 1 "$(prom_value "cronwarden_schedule_missed_runs_total{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "FIRE missed, once"
+assert_ok kc patch cronjobs.v1beta1.batch -n "$PL" snap-suspended --type merge -p '{"spec":{"suspend":false}}'
+sleep 1 # the success comes after the minute the miss was seen in (the rule compares the two times)
+NOW_S=$(date +%s)
+manual_job snap-suspended snap-suspended-1 "$(done_status $((NOW_S - 5)) "$NOW_S")"
+prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspended resolved
+prom_schedule_alert CronwardenScheduleNoNextRun RecurringJob "$PL" snap-suspended resolved
+# the restarted process exports the recovered schedules and keeps their alerts quiet
+prom_wait_series "cronwarden_schedule_consecutive_failures{namespace=\"$PL\",name=\"backup-failing\"}" 20
+for a in CronwardenScheduleRunFailed CronwardenScheduleRunningLong CronwardenVolumesUnprotected; do
+  prom_wait_alert "$a" inactive "" 10
+done
+e2e_stop prom-ctl2 # before Velero's CRDs go
+
 e2e_step "a cluster without Velero: its rows are left out, not an error"
 assert_ok kc delete crd schedules.velero.io backups.velero.io
 kc wait --for=delete crd/schedules.velero.io crd/backups.velero.io --timeout=60s >/dev/null 2>&1 || true
@@ -257,28 +411,3 @@ assert_contains "$(cat "$E2E_DIR/err")" 'msg="not served, skipped" resource=sche
 e2e_step "a user without the role is refused with the API server's reason"
 assert_ok kc delete clusterrolebinding cronwarden-schedule-status-nobody
 assert_fails --match forbidden cw cron status --kubeconfig "$CW_E2E_DIR/kubeconfig-nobody" --now "$NOW"
-
-e2e_step "Prometheus: the controller scraped; CronwardenControllerDown fires when it dies, resolves when it is back"
-# Only the controller's own series so far: a reconciler that writes nothing (recurringjob in an
-# empty namespace) with leader election, killed and restarted on the same port. The schedule
-# alerts wait for the schedule-health reconciler (tests/README.md, "Prometheus").
-PROM_NS=$(e2e_namespace cw-prom)
-prom_ctl() {
-  e2e_bg "$1" "$CW_BINARY" controller --controllers recurringjob --longhorn-namespace "$PROM_NS" \
-    --kubeconfig "$CW_E2E_DIR/kubeconfig" --leader-election-namespace "$PROM_NS" --lease-duration 3s \
-    --metrics-listen "127.0.0.1:$CTL_PORT"
-}
-prom_ctl prom-ctl1
-prom_targets "127.0.0.1:$CTL_PORT" # again, in case a step before pointed Prometheus elsewhere
-prom_wait_target_up 30
-prom_wait_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}" 1 20
-prom_wait_alert CronwardenControllerDown inactive "" 20
-PID=$(e2e_bg_pid prom-ctl1)
-kill -KILL "$PID" && { wait "$PID" || true; } 2>/dev/null
-prom_wait_alert CronwardenControllerDown firing "" 30
-assert_eq critical "$(jq -r '.[0].labels.severity' <<<"$PROM_ALERTS")" "ControllerDown's severity"
-assert_contains "$(jq -r '.[0].annotations.description' <<<"$PROM_ALERTS")" "Run next:" "ControllerDown says what to run"
-assert_eq 0 "$(prom_value "up{job=\"$PROM_JOB\"}")" "the target is down"
-prom_ctl prom-ctl2
-prom_wait_alert CronwardenControllerDown resolved "" 30
-assert_eq 1 "$(prom_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}")" "the restarted controller leads"
