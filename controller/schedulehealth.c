@@ -98,12 +98,15 @@ static int64_t recheck(const cw_health_config *cfg, const cw_health_result *r)
                                   : r->interval != CW_HEALTH_NONE ? r->last_due + r->interval
                                                                   : CW_HEALTH_NONE) +
                   1;
-    if (r->next != CW_HEALTH_NONE) /* the next one's grace ends: missed, or not */
-        cand[1] = r->next +
-                  cw_health_grace(cfg, r->next,
-                                  r->interval != CW_HEALTH_NONE ? r->next + r->interval
-                                                                : CW_HEALTH_NONE) +
-                  1;
+    /* the next one's grace ends: missed, or not. Paused or suspended, the model gives no next
+     * run, yet its fire times still pass (missed: suspended): one interval after the last. */
+    int64_t next = r->next;
+    if (next == CW_HEALTH_NONE && r->last_due != CW_HEALTH_NONE && r->interval > 0)
+        next = r->last_due + ((now - r->last_due) / r->interval + 1) * r->interval;
+    if (next != CW_HEALTH_NONE)
+        cand[1] =
+            next +
+            cw_health_grace(cfg, next, r->interval > 0 ? next + r->interval : CW_HEALTH_NONE) + 1;
     if (r->running && !r->stuck && r->running_since != CW_HEALTH_NONE)
         cand[2] = r->running_since + r->stuck_after + 1;
     for (size_t i = 0; i < 3; i++)
