@@ -76,6 +76,44 @@ done_status() { # START END
 failed_status() { # START END
   echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
 }
+# cronjob NS NAME SCHEDULE SUSPEND [HISTORY]: the CronJob Longhorn makes for RecurringJob NAME
+# (Forbid, its labels); HISTORY sets both Jobs history limits (else Kubernetes' defaults)
+cronjob() {
+  local hist=""
+  [ -z "${5:-}" ] || hist="successfulJobsHistoryLimit: $5, failedJobsHistoryLimit: $5, "
+  assert_ok kc apply -f - <<YAML
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata:
+  name: $2
+  namespace: $1
+  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $2}
+spec: {schedule: "$3", concurrencyPolicy: Forbid, suspend: $4, $hist
+  jobTemplate: {spec: {template: {spec: {restartPolicy: OnFailure, containers: [{name: $2, image: "longhornio/longhorn-manager:v1.2.6"}]}}}}}
+YAML
+}
+# cronjob_job NS CRONJOB NAME STATUS_JSON [manual]: a Job of CRONJOB in NS, owned by it as the
+# CronJob controller makes it — or, with `manual`, as `kubectl create job --from` does (annotation
+# cronjob.kubernetes.io/instantiate: manual) —, with that status
+cronjob_job() {
+  local ns=$1 cj=$2 name=$3 ann="{}"
+  [ "${5:-}" != manual ] || ann="{cronjob.kubernetes.io/instantiate: manual}"
+  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Job $name"
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: $name
+  namespace: $ns
+  annotations: $ann
+  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$ns" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6"}]
+YAML
+  status_of "/apis/batch/v1/namespaces/$ns/jobs/$name" "$4"
+}
 # backup SCHEDULE LABEL FIRE STATUS_JSON (Velero's Backups have no status subresource), in
 # BACKUP_NS (default velero)
 backup() {
@@ -103,24 +141,8 @@ apiVersion: longhorn.io/v1beta2
 kind: RecurringJob
 metadata: {name: snap-suspended, namespace: $PL}
 spec: {name: snap-suspended, task: snapshot, cron: "$(date -u -d "@$PFIRE" +'%-M %-H') * * *", groups: [], retain: 3, concurrency: 1, labels: {}}
----
-apiVersion: batch/v1beta1
-kind: CronJob
-metadata:
-  name: snap-suspended
-  namespace: $PL
-  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: snap-suspended}
-spec:
-  schedule: "$(date -u -d "@$PFIRE" +'%-M %-H') * * *"
-  concurrencyPolicy: Forbid
-  suspend: true
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: snap-suspended, image: "longhornio/longhorn-manager:v1.2.6"}]
 YAML
+cronjob "$PL" snap-suspended "$(date -u -d "@$PFIRE" +'%-M %-H') * * *" true
 
 e2e_step "Longhorn: RecurringJobs, their CronJobs (one suspended, one missing) and Jobs"
 assert_ok kc create namespace longhorn-system
@@ -149,27 +171,7 @@ YAML
 for cj in backup-hourly snap-paused snap-many; do
   suspend=false
   [ "$cj" = snap-paused ] && suspend=true
-  assert_ok kc apply -f - <<YAML
-apiVersion: batch/v1beta1
-kind: CronJob
-metadata:
-  name: $cj
-  namespace: longhorn-system
-  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-spec:
-  schedule: "0 * * * *"
-  concurrencyPolicy: Forbid
-  suspend: $suspend
-  successfulJobsHistoryLimit: 1000
-  failedJobsHistoryLimit: 1000
-  jobTemplate:
-    spec:
-      backoffLimit: 3
-      template:
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6"}]
-YAML
+  cronjob longhorn-system "$cj" "0 * * * *" "$suspend" 1000
 done
 job backup-hourly "$F1" "$(done_status $((F1 + 3)) $((F1 + 63)))"
 job backup-hourly "$F2" "$(failed_status $((F2 + 3)) $((F2 + 303)))"
@@ -328,24 +330,7 @@ YAML
 for cj in backup-failing snap-suspended; do
   suspend=false
   [ "$cj" = snap-suspended ] && suspend=true
-  assert_ok kc apply -f - <<YAML
-apiVersion: batch/v1beta1
-kind: CronJob
-metadata:
-  name: $cj
-  namespace: $SH_LH
-  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-spec:
-  schedule: "$AT_FIRE"
-  concurrencyPolicy: Forbid
-  suspend: $suspend
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6"}]
-YAML
+  cronjob "$SH_LH" "$cj" "$AT_FIRE" "$suspend"
 done
 # Velero's runs: yesterday's took 10 minutes; today's has run for 2 hours (stuck after 25m).
 NOW_S=$(date +%s)
@@ -398,23 +383,7 @@ assert_eq 1 "$(sh_value "cronwarden_volumes_unprotected{namespace=\"lh-health\"}
 # FIRE: the test plays the CronJob controller for backup-failing (its Job fails); snap-suspended's
 # CronJob is suspended, so nothing runs for it.
 while [ "$(date +%s)" -le "$FIRE" ]; do sleep 1; done
-job_in() { # CRONJOB FIRE STATUS_JSON, in $SH_LH
-  local name="$1-$(($2 / 60))"
-  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Job $name"
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $name
-  namespace: $SH_LH
-  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $1, uid: $(kc get cronjob -n "$SH_LH" "$1" -o jsonpath='{.metadata.uid}'), controller: true}]
-spec:
-  template:
-    spec:
-      restartPolicy: OnFailure
-      containers: [{name: $1, image: "longhornio/longhorn-manager:v1.2.6"}]
-YAML
-  status_of "/apis/batch/v1/namespaces/$SH_LH/jobs/$name" "$3"
-}
+job_in() { cronjob_job "$SH_LH" "$1" "$1-$(($2 / 60))" "$3"; } # CRONJOB FIRE STATUS_JSON, in $SH_LH
 job_in backup-failing "$FIRE" "$(failed_status $((FIRE + 1)) $((FIRE + 3)))"
 wait_for 60 "the missed run of snap-suspended (FIRE + 30s grace, on the controller's timer)" \
   sh_is "cronwarden_schedule_missed_runs_total{$RJS,name=\"snap-suspended\"}" 1
@@ -472,22 +441,6 @@ kind: RecurringJob
 metadata: {name: backup-failing, namespace: $PL}
 spec: {name: backup-failing, task: backup, cron: "$AWAY", groups: [], retain: 3, concurrency: 1, labels: {}}
 ---
-apiVersion: batch/v1beta1
-kind: CronJob
-metadata:
-  name: backup-failing
-  namespace: $PL
-  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: backup-failing}
-spec:
-  schedule: "$AWAY"
-  concurrencyPolicy: Forbid
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: backup-failing, image: "longhornio/longhorn-manager:v1.2.6"}]
----
 apiVersion: longhorn.io/v1beta2
 kind: Volume
 metadata: {name: bare, namespace: $PL, labels: {recurring-job.longhorn.io/snap-suspended: enabled}}
@@ -499,24 +452,8 @@ metadata: {name: nightly-stuck, namespace: $PV}
 spec: {schedule: "$AWAY", template: {includedNamespaces: [shop], ttl: 720h0m0s}}
 YAML
 # manual_job CRONJOB NAME STATUS_JSON: a Job of CRONJOB in PL as `kubectl create job --from` makes it
-manual_job() {
-  kc create -f - >/dev/null <<YAML || e2e_fail "could not create Job $2"
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: $2
-  namespace: $PL
-  annotations: {cronjob.kubernetes.io/instantiate: manual}
-  labels: {recurring-job.longhorn.io: $1}
-  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $1, uid: $(kc get cronjob -n "$PL" "$1" -o jsonpath='{.metadata.uid}'), controller: true}]
-spec:
-  template:
-    spec:
-      restartPolicy: OnFailure
-      containers: [{name: $1, image: "longhornio/longhorn-manager:v1.2.6"}]
-YAML
-  status_of "/apis/batch/v1/namespaces/$PL/jobs/$2" "$3"
-}
+manual_job() { cronjob_job "$PL" "$1" "$2" "$3" manual; }
+cronjob "$PL" backup-failing "$AWAY" false
 manual_job backup-failing backup-failing-1 "$(failed_status $((NOW_S - 300)) $((NOW_S - 60)))"
 BACKUP_NS=$PV backup nightly-stuck nightly-stuck $((NOW_S - 86400)) "$(completed $((NOW_S - 86400)) $((NOW_S - 86400 + 600)))"
 BACKUP_NS=$PV backup nightly-stuck nightly-stuck "$STUCK" "{\"phase\":\"InProgress\",\"startTimestamp\":\"$(at "$STUCK")\"}"
