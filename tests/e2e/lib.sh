@@ -32,11 +32,12 @@ e2e__stamp() { local ms=$(( $(date +%s%3N) - E2E_T0 )); printf '%d.%03ds' $((ms 
 e2e_log() { printf '[e2e %s +%s] %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&2; }
 e2e_step() { printf '\n[e2e %s +%s] == %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&2; }
 
-# Where the failing assertion is (the scenario's file and line).
+# Where the failing assertion is (the scenario's file and line; helper libraries are skipped).
 e2e__where() {
   local i
   for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
-    if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ] && [[ ${BASH_SOURCE[$i]} != */lib/assert.sh ]]; then
+    if [ "${BASH_SOURCE[$i]}" != "${BASH_SOURCE[0]}" ] && [[ ${BASH_SOURCE[$i]} != */lib/assert.sh ]] &&
+       [[ ${BASH_SOURCE[$i]} != */prometheus.sh ]]; then
       printf '%s:%s' "$(basename "${BASH_SOURCE[$i]}")" "${BASH_LINENO[$((i - 1))]}"; return
     fi
   done

@@ -11,10 +11,20 @@
 # is suspended (on its timer, with no object changing), a stuck Velero Backup, an unprotected
 # volume: its exact series on /metrics (SH_METRICS: the address a Prometheus scrapes) and one
 # Warning Event per run, not posted again by a restarted controller; ready without Velero.
+# And a real Prometheus (tests/e2e/prometheus.sh) scraping a schedule-health controller of its own
+# namespaces and evaluating deploy/monitoring/rules.yaml: a failed run, a stuck Backup, an
+# unprotected volume, a run missed while its CronJob was suspended — each alert firing in
+# /api/v1/alerts, then resolved after the test plays the recovery; CronwardenControllerDown fires
+# when the controller is killed and resolves when it is back.
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../prometheus.sh"
 # no CronJob or Job controller: the runs are the ones this test writes
 export CRONWARDEN_E2E_CONTROLLERS=garbagecollector,namespace,serviceaccount-token
 e2e_start
+# Prometheus scrapes the controller's fixed port from now on (the controller starts at the end):
+# its start and first scrapes (about 5 s) overlap the rest of the scenario.
+cwc_take_port CTL_PORT || e2e_fail "no free port for the controller's metrics"
+prom_start "127.0.0.1:$CTL_PORT"
 apply_crds
 e2e_require_users nobody controller
 assert_ok kc apply -f "$CW_SOURCE_DIR/tests/e2e/fixtures/longhorn-1.2.6-crds/"
@@ -39,17 +49,46 @@ status_of() {
 }
 JOB_NS=longhorn-system BACKUP_NS=velero # where job() and backup() write
 CRONJOBS=/apis/batch/v1beta1/namespaces/longhorn-system/cronjobs
-# job CRONJOB FIRE STATUS_JSON: the Job Kubernetes 1.21+ makes for that fire time (name in minutes)
-job() {
-  local cj=$1 fire=$2 name="$1-$(($2 / 60))"
+# job CRONJOB FIRE [STATUS_JSON]: the Job Kubernetes 1.21+ makes for that fire time (name in
+# minutes), in JOB_NS
+job() { cronjob_job "$JOB_NS" "$1" "$1-$(($2 / 60))" "${3:-}"; }
+done_status() { # START END
+  echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+}
+failed_status() { # START END
+  echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+}
+# cronjob NS NAME SCHEDULE SUSPEND [HISTORY]: the CronJob Longhorn makes for RecurringJob NAME
+# (Forbid, its labels); HISTORY sets both Jobs history limits (else Kubernetes' defaults)
+cronjob() {
+  local hist=""
+  [ -z "${5:-}" ] || hist="successfulJobsHistoryLimit: $5, failedJobsHistoryLimit: $5, "
+  assert_ok kc apply -f - <<YAML
+apiVersion: batch/v1beta1
+kind: CronJob
+metadata:
+  name: $2
+  namespace: $1
+  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $2}
+spec: {schedule: "$3", concurrencyPolicy: Forbid, suspend: $4, $hist
+  jobTemplate: {spec: {template: {spec: {restartPolicy: OnFailure, containers: [{name: $2, image: "longhornio/longhorn-manager:v1.2.6"}]}}}}}
+YAML
+}
+# cronjob_job NS CRONJOB NAME STATUS_JSON [manual]: a Job of CRONJOB in NS, owned by it as the
+# CronJob controller makes it — or, with `manual`, as `kubectl create job --from` does (annotation
+# cronjob.kubernetes.io/instantiate: manual) —, with that status
+cronjob_job() {
+  local ns=$1 cj=$2 name=$3 ann="{}"
+  [ "${5:-}" != manual ] || ann="{cronjob.kubernetes.io/instantiate: manual}"
   kc create -f - >/dev/null <<YAML || e2e_fail "could not create Job $name"
 apiVersion: batch/v1
 kind: Job
 metadata:
   name: $name
-  namespace: $JOB_NS
+  namespace: $ns
+  annotations: $ann
   labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$JOB_NS" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
+  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$ns" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
 spec:
   backoffLimit: 3
   template:
@@ -58,29 +97,37 @@ spec:
       restartPolicy: OnFailure
       containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6", command: [longhorn-manager, -d, recurring-job, $cj]}]
 YAML
-  [ -z "${3:-}" ] || status_of "/apis/batch/v1/namespaces/$JOB_NS/jobs/$name" "$3"
+  [ -z "${4:-}" ] || status_of "/apis/batch/v1/namespaces/$ns/jobs/$name" "$4"
 }
-done_status() { # START END
-  echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
-}
-failed_status() { # START END
-  echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
-}
-# backup SCHEDULE LABEL FIRE STATUS_JSON (Velero's Backups have no status subresource)
+# backup SCHEDULE LABEL FIRE STATUS_JSON (Velero's Backups have no status subresource), in
+# BACKUP_NS (default velero)
 backup() {
-  local name="$1-$(date -u -d "@$3" +%Y%m%d%H%M%S)"
+  local name="$1-$(date -u -d "@$3" +%Y%m%d%H%M%S)" ns=${BACKUP_NS:-velero}
   kc create -f - >/dev/null <<YAML || e2e_fail "could not create Backup $name"
 apiVersion: velero.io/v1
 kind: Backup
 metadata:
   name: $name
-  namespace: $BACKUP_NS
+  namespace: $ns
   labels: {velero.io/schedule-name: $2, velero.io/storage-location: default}
 spec: {includedNamespaces: [shop], ttl: 720h0m0s, storageLocation: default}
 YAML
-  status_of "/apis/velero.io/v1/namespaces/$BACKUP_NS/backups/$name" "$4" ""
+  status_of "/apis/velero.io/v1/namespaces/$ns/backups/$name" "$4" ""
 }
 completed() { echo "{\"phase\":\"Completed\",\"startTimestamp\":\"$(at "$1")\",\"completionTimestamp\":\"$(at "$2")\"}"; }
+
+e2e_step "for Prometheus (the last steps): a CronJob suspended over its one fire time, PFIRE"
+# Made now so that PFIRE (the next minute at least 5 s away; cron has minutes) passes while the
+# steps below run. Its own namespaces PL and PV, read by the schedule-health reconciler only.
+PL=$(e2e_namespace prom-lh) PV=$(e2e_namespace prom-velero)
+PFIRE=$(( ($(date +%s) + 65) / 60 * 60 ))
+assert_ok kc apply -f - <<YAML
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: snap-suspended, namespace: $PL}
+spec: {name: snap-suspended, task: snapshot, cron: "$(date -u -d "@$PFIRE" +'%-M %-H') * * *", groups: [], retain: 3, concurrency: 1, labels: {}}
+YAML
+cronjob "$PL" snap-suspended "$(date -u -d "@$PFIRE" +'%-M %-H') * * *" true
 
 e2e_step "Longhorn: RecurringJobs, their CronJobs (one suspended, one missing) and Jobs"
 assert_ok kc create namespace longhorn-system
@@ -109,27 +156,7 @@ YAML
 for cj in backup-hourly snap-paused snap-many; do
   suspend=false
   [ "$cj" = snap-paused ] && suspend=true
-  assert_ok kc apply -f - <<YAML
-apiVersion: batch/v1beta1
-kind: CronJob
-metadata:
-  name: $cj
-  namespace: longhorn-system
-  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-spec:
-  schedule: "0 * * * *"
-  concurrencyPolicy: Forbid
-  suspend: $suspend
-  successfulJobsHistoryLimit: 1000
-  failedJobsHistoryLimit: 1000
-  jobTemplate:
-    spec:
-      backoffLimit: 3
-      template:
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6"}]
-YAML
+  cronjob longhorn-system "$cj" "0 * * * *" "$suspend" 1000
 done
 job backup-hourly "$F1" "$(done_status $((F1 + 3)) $((F1 + 63)))"
 job backup-hourly "$F2" "$(failed_status $((F2 + 3)) $((F2 + 303)))"
@@ -288,24 +315,7 @@ YAML
 for cj in backup-failing snap-suspended; do
   suspend=false
   [ "$cj" = snap-suspended ] && suspend=true
-  assert_ok kc apply -f - <<YAML
-apiVersion: batch/v1beta1
-kind: CronJob
-metadata:
-  name: $cj
-  namespace: $SH_LH
-  labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-spec:
-  schedule: "$AT_FIRE"
-  concurrencyPolicy: Forbid
-  suspend: $suspend
-  jobTemplate:
-    spec:
-      template:
-        spec:
-          restartPolicy: OnFailure
-          containers: [{name: $cj, image: "longhornio/longhorn-manager:v1.2.6"}]
-YAML
+  cronjob "$SH_LH" "$cj" "$AT_FIRE" "$suspend"
 done
 # Velero's runs: yesterday's took 10 minutes; today's has run for 2 hours (stuck after 25m).
 NOW_S=$(date +%s)
@@ -392,6 +402,94 @@ assert_eq "$(sort "$E2E_DIR/sh-want")" "$(sh_fixed)" "after a restart: the misse
 assert_eq "RecurringJob/backup-failing Warning 1: $FAILED_MSG" "$(sh_events "$SH_LH" ScheduleRunFailed)" "the failed run: still one Event"
 assert_eq "RecurringJob/snap-suspended Warning 1: $MISSED_MSG" "$(sh_events "$SH_LH" ScheduleMissedRun)" "the missed run: still one Event"
 assert_eq 0 "$(kc get events -n "$SH_VE" -o json | jq '.items | length')" "a stuck run says no Event"
+
+e2e_step "Prometheus: the schedule-health reconciler scraped; a failed run, a stuck Backup, an unprotected volume"
+# The controller (schedule-health only, in PL and PV, grace 2 s) on CTL_PORT, which Prometheus has
+# scraped since the start. The test plays the CronJob controller and Velero: a Job of
+# backup-failing made by hand and failed; nightly-stuck's last Backup took 10 minutes, this one has
+# run for 2 hours (stuck after 25 minutes); bare has only a snapshot job. Daily fire times 12
+# hours away: none passes during the test.
+NOW_S=$(date +%s)
+AWAY="0 $(( ($(date -u +%-H) + 12) % 24 )) * * *"
+STUCK=$((NOW_S - 7200))
+assert_ok kc apply -f - <<YAML
+apiVersion: longhorn.io/v1beta2
+kind: RecurringJob
+metadata: {name: backup-failing, namespace: $PL}
+spec: {name: backup-failing, task: backup, cron: "$AWAY", groups: [], retain: 3, concurrency: 1, labels: {}}
+---
+apiVersion: longhorn.io/v1beta2
+kind: Volume
+metadata: {name: bare, namespace: $PL, labels: {recurring-job.longhorn.io/snap-suspended: enabled}}
+spec: {size: "10737418240", numberOfReplicas: 3}
+---
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: nightly-stuck, namespace: $PV}
+spec: {schedule: "$AWAY", template: {includedNamespaces: [shop], ttl: 720h0m0s}}
+YAML
+# manual_job CRONJOB NAME STATUS_JSON: a Job of CRONJOB in PL as `kubectl create job --from` makes it
+manual_job() { cronjob_job "$PL" "$1" "$2" "$3" manual; }
+cronjob "$PL" backup-failing "$AWAY" false
+manual_job backup-failing backup-failing-1 "$(failed_status $((NOW_S - 300)) $((NOW_S - 60)))"
+BACKUP_NS=$PV backup nightly-stuck nightly-stuck $((NOW_S - 86400)) "$(completed $((NOW_S - 86400)) $((NOW_S - 86400 + 600)))"
+BACKUP_NS=$PV backup nightly-stuck nightly-stuck "$STUCK" "{\"phase\":\"InProgress\",\"startTimestamp\":\"$(at "$STUCK")\"}"
+prom_ctl() {
+  e2e_bg "$1" "$CW_BINARY" controller --controllers schedule-health --longhorn-namespace "$PL" --namespace "$PV" \
+    --schedule-health-grace 2s --kubeconfig "$CW_E2E_DIR/kubeconfig" --leader-election-namespace "$PL" \
+    --lease-duration 3s --metrics-listen "127.0.0.1:$CTL_PORT"
+}
+prom_ctl prom-ctl1
+prom_targets "127.0.0.1:$CTL_PORT" # again, in case a step before pointed Prometheus elsewhere
+prom_wait_target_up 30
+prom_wait_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}" 1 20
+prom_wait_alert CronwardenControllerDown inactive "" 20
+prom_schedule_alert CronwardenScheduleRunFailed RecurringJob "$PL" backup-failing firing
+prom_schedule_alert CronwardenScheduleRunningLong Schedule "$PV" nightly-stuck firing
+assert_contains "$(jq -r '.[0].annotations.summary' <<<"$PROM_ALERTS")" "Schedule $PV/nightly-stuck has been running for 2h" "RunningLong's summary"
+prom_volumes_alert CronwardenVolumesUnprotected "$PL" firing
+assert_contains "$(jq -r '.[0].annotations.summary' <<<"$PROM_ALERTS")" "1 Longhorn volumes in $PL have no backup job" "Unprotected's summary"
+prom_schedule_alert CronwardenScheduleNoNextRun RecurringJob "$PL" snap-suspended firing
+
+e2e_step "Prometheus: recovery — a run succeeds, the Backup completes, the volume gets a backup job: resolved"
+NOW_S=$(date +%s)
+manual_job backup-failing backup-failing-2 "$(done_status $((NOW_S - 30)) "$NOW_S")"
+status_of "/apis/velero.io/v1/namespaces/$PV/backups/nightly-stuck-$(date -u -d "@$STUCK" +%Y%m%d%H%M%S)" "$(completed "$STUCK" "$NOW_S")" ""
+assert_ok kc label volumes.longhorn.io -n "$PL" bare recurring-job.longhorn.io/backup-failing=enabled
+prom_schedule_alert CronwardenScheduleRunFailed RecurringJob "$PL" backup-failing resolved
+prom_schedule_alert CronwardenScheduleRunningLong Schedule "$PV" nightly-stuck resolved
+prom_volumes_alert CronwardenVolumesUnprotected "$PL" resolved
+
+e2e_step "Prometheus: CronwardenControllerDown fires when the controller dies, resolves when a new one leads"
+PID=$(e2e_bg_pid prom-ctl1)
+kill -KILL "$PID" && { wait "$PID" || true; } 2>/dev/null
+prom_wait_alert CronwardenControllerDown firing "" 30
+assert_eq critical "$(jq -r '.[0].labels.severity' <<<"$PROM_ALERTS")" "ControllerDown's severity"
+assert_contains "$(jq -r '.[0].annotations.description' <<<"$PROM_ALERTS")" "Run next:" "ControllerDown says what to run"
+assert_eq 0 "$(prom_value "up{job=\"$PROM_JOB\"}")" "the target is down"
+prom_ctl prom-ctl2
+prom_wait_alert CronwardenControllerDown resolved "" 30
+assert_eq 1 "$(prom_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}")" "the restarted controller leads"
+
+e2e_step "Prometheus: PFIRE missed while snap-suspended's CronJob was suspended; resumed and a run succeeds: resolved"
+# Counted by the controller once PFIRE's grace is over (on its timer, or on a first look after
+# it); the rule looks at the counter once a minute ([1d:1m]): it fires at the first minute after
+# the count, PFIRE + 60 s at the earliest.
+prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspended firing \
+  $(( PFIRE > $(date +%s) ? PFIRE - $(date +%s) + 90 : 90 ))
+assert_eq 1 "$(prom_value "cronwarden_schedule_missed_runs_total{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "PFIRE missed, once"
+assert_ok kc patch cronjobs.v1beta1.batch -n "$PL" snap-suspended --type merge -p '{"spec":{"suspend":false}}'
+sleep 1 # the success comes after the minute the miss was seen in (the rule compares the two times)
+NOW_S=$(date +%s)
+manual_job snap-suspended snap-suspended-1 "$(done_status $((NOW_S - 5)) "$NOW_S")"
+prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspended resolved
+prom_schedule_alert CronwardenScheduleNoNextRun RecurringJob "$PL" snap-suspended resolved
+# the restarted process exports the recovered schedules and keeps their alerts quiet
+prom_wait_series "cronwarden_schedule_consecutive_failures{namespace=\"$PL\",name=\"backup-failing\"}" 20
+for a in CronwardenScheduleRunFailed CronwardenScheduleRunningLong CronwardenVolumesUnprotected; do
+  prom_wait_alert "$a" inactive "" 10
+done
+e2e_stop prom-ctl2 # before Velero's CRDs go
 
 e2e_step "a cluster without Velero: its rows are left out, not an error"
 assert_ok kc delete crd schedules.velero.io backups.velero.io
