@@ -674,6 +674,22 @@ wait_for 30 "the step-4 controller's version line" grep -q 'msg="Longhorn versio
   "$CW_E2E_DIR/logs/controller-step4.log"
 e2e_stop controller-step4
 
+e2e_step "docs/deploy.md, schedule health: its roles and --controllers, as written there"
+assert_ok kc apply -f "$D/controller/rbac-schedulehealth.yaml"
+sh_patch=$(awk '/^## Schedule health/ {on = 1} on && /^kubectl patch deployment -n cronwarden cronwarden-controller/ {getline nxt; sub(/\\$/, "", $0); print $0 nxt; exit}' "$CW_SOURCE_DIR/docs/deploy.md")
+[ -n "$sh_patch" ] || e2e_fail "the documented schedule-health patch is not in docs/deploy.md"
+assert_ok eval "${sh_patch/kubectl/kc}"
+shdep=$(kc get deployment -n "$CW_NS" cronwarden-controller -o json)
+assert_json "$shdep" '.spec.template.spec.containers[0].args[0:2]' '["controller","--controllers=schedule,schedule-health"]'
+mapfile -t SH_ARGS < <(container_args "$shdep" "$pod" | grep -v '^--metrics-listen=')
+SH_PORT=$(cwc_free_port)
+e2e_bg controller-sh env POD_NAME=cronwarden-controller-sh "$BIN" "${SH_ARGS[@]}" --metrics-listen="127.0.0.1:$SH_PORT"
+wait_for 30 "the schedule-health controller's /readyz" curl -fsS "http://127.0.0.1:$SH_PORT/readyz"
+wait_for 30 "schedule-health's series of the seeded RecurringJobs" bash -c \
+  "curl -fsS http://127.0.0.1:$SH_PORT/metrics | grep -q '^cronwarden_schedule_next_run_timestamp_seconds{kind=\"RecurringJob\",namespace=\"$NS\"'"
+e2e_stop controller-sh
+assert_ok kc delete -f "$D/controller/rbac-schedulehealth.yaml"
+
 # ---- uninstall -----------------------------------------------------------------------------------
 e2e_step "uninstall: everything cronwarden installed goes, Longhorn's objects stay"
 assert_ok kc delete validatingwebhookconfiguration,mutatingwebhookconfiguration cronwarden
