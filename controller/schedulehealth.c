@@ -46,6 +46,17 @@ static int add_event(cw_shctl_actions *a, size_t *cap, const char *reason, uint6
     return CW_OK;
 }
 
+/* The fire time of the newest missed run that is a problem (those cw_health_count_missed counts:
+ * not excused, judged in the window); 0: none. Not the moment it was found missed (its grace
+ * later, or a scrape later): a run that succeeds after the fire time resolves it. */
+static double last_missed(const cw_health_result *r)
+{
+    for (size_t i = r->nmissed; i-- > 0;)
+        if (!r->missed[i].excused)
+            return (double)r->missed[i].at;
+    return 0;
+}
+
 /* The newest `n` missed runs that are problems, each said once. */
 static int missed_events(const cw_health_result *r, size_t n, cw_shctl_actions *a, size_t *cap)
 {
@@ -123,6 +134,7 @@ int cw_shctl_decide(const cw_health_config *cfg, const cw_health_result *r, cw_s
     cw_shctl_actions_init(out);
     out->gauges[CW_SHCTL_LAST_SUCCESS] = when(r->success_at);
     out->gauges[CW_SHCTL_LAST_FAILURE] = when(r->failure_at);
+    out->gauges[CW_SHCTL_LAST_MISSED] = last_missed(r);
     out->gauges[CW_SHCTL_NEXT_RUN] = when(r->next);
     out->gauges[CW_SHCTL_CONSECUTIVE_FAILURES] = (double)r->consecutive_failures;
     out->gauges[CW_SHCTL_RUNNING] = r->running ? when(r->running_seconds) : 0;

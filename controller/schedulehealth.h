@@ -1,6 +1,8 @@
 /* The schedule-health reconciler's decision (its shell: controller/schedulehealth_apply.c): what
  * one schedule's judgement (health/health.h, cw_health_result at "now") makes of
- *   - its series (docs/status.md, "Metrics": the contract the alerts of deploy/monitoring read);
+ *   - its series (docs/status.md, "Metrics": the contract the alerts of deploy/monitoring read),
+ *     among them the fire time of its newest missed run, which the alert compares with its last
+ *     success (a run that succeeds after the fire time resolves it, however soon);
  *   - its Warning Events: one per missed run (a fire time its grace has passed without a run, not
  *     excused) and one per failed run, each named after its run (cw_ctrl_event_once_at), so the
  *     same run is never said twice, by this process or a restarted one;
@@ -32,6 +34,7 @@ void cw_shctl_memory_init(cw_shctl_memory *m);
 enum {
     CW_SHCTL_LAST_SUCCESS,         /* cronwarden_schedule_last_success_timestamp_seconds */
     CW_SHCTL_LAST_FAILURE,         /* ..._last_failure_timestamp_seconds */
+    CW_SHCTL_LAST_MISSED,          /* ..._last_missed_timestamp_seconds */
     CW_SHCTL_NEXT_RUN,             /* ..._next_run_timestamp_seconds */
     CW_SHCTL_CONSECUTIVE_FAILURES, /* ..._consecutive_failures */
     CW_SHCTL_RUNNING,              /* ..._running_seconds */

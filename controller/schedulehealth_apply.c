@@ -64,6 +64,9 @@ static const struct {
                                "When the last successful run of a schedule ended (0: none)."},
     [CW_SHCTL_LAST_FAILURE] = {"cronwarden_schedule_last_failure_timestamp_seconds",
                                "When the last failed run of a schedule ended (0: none)."},
+    [CW_SHCTL_LAST_MISSED] = {"cronwarden_schedule_last_missed_timestamp_seconds",
+                              "The fire time of the newest missed run of a schedule in the "
+                              "window, not counting a paused Velero Schedule's (0: none)."},
     [CW_SHCTL_NEXT_RUN] = {"cronwarden_schedule_next_run_timestamp_seconds",
                            "The next fire time of a schedule (0: none: paused, suspended, "
                            "invalid or never firing)."},

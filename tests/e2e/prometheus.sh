@@ -31,8 +31,7 @@ PROM_ALERTS="[]"
 
 # prom_rules_fast SRC DST [FOR]: SRC with the duration of every `for:` replaced by FOR (default
 # CW_PROM_FOR), so an alert of `for: 15m` (or 1d) fires within seconds in a test; nothing else
-# changes — expressions (the 1d:1m subquery of CronwardenScheduleMissedRun included), labels and
-# annotations are SRC's. Fails when SRC has a `for:` it cannot read. tests/unit/monitoring/
+# changes — expressions, labels and annotations are SRC's. Fails when SRC has a `for:` it cannot read. tests/unit/monitoring/
 # fast_rules.sh proves the output is SRC line for line but for those durations, and that promtool
 # accepts it. The shipped file is never changed: DST must be another path.
 prom_rules_fast() {
@@ -306,15 +305,13 @@ PROM_HEALTH_HINT="does the controller run the schedule-health reconciler, lead, 
 
 # prom_schedule_alert ALERT KIND NAMESPACE NAME firing|resolved [SECONDS]: the schedule alert
 # ALERT (CronwardenScheduleRunFailed, ...Failing, ...MissedRun, ...RunningLong, ...NoNextRun) for
-# the RecurringJob or Schedule KIND NAMESPACE/NAME. Default 30 s; 90 s for MissedRun, whose rule
-# looks at its counter in steps of a minute (its [1d:1m] subquery; prom_rules_fast shortens only
-# `for:`), so it fires up to a minute after the counter grows. A firing alert must say what to
+# the RecurringJob or Schedule KIND NAMESPACE/NAME. Default 30 s. A firing alert must say what to
 # run next. PROM_ALERTS holds the matched alerts.
 prom_schedule_alert() {
   local alert=$1 kind=$2 ns=$3 name=$4 state=$5 secs=${6:-} metric sel
   case $alert in
     CronwardenScheduleRunFailed | CronwardenScheduleFailing) metric=cronwarden_schedule_consecutive_failures ;;
-    CronwardenScheduleMissedRun) metric=cronwarden_schedule_missed_runs_total; secs=${secs:-90} ;;
+    CronwardenScheduleMissedRun) metric=cronwarden_schedule_last_missed_timestamp_seconds ;;
     CronwardenScheduleRunningLong) metric=cronwarden_schedule_running_seconds ;;
     CronwardenScheduleNoNextRun) metric=cronwarden_schedule_next_run_timestamp_seconds ;;
     *) e2e_fail "prom_schedule_alert: $alert is not a schedule alert of deploy/monitoring/rules.yaml" ;;

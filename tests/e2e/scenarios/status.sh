@@ -371,6 +371,9 @@ cronwarden_schedule_consecutive_failures{$SCH,name="nightly-stuck"} 0
 cronwarden_schedule_last_failure_timestamp_seconds{$RJS,name="backup-failing"} $((FIRE + 3))
 cronwarden_schedule_last_failure_timestamp_seconds{$RJS,name="snap-suspended"} 0
 cronwarden_schedule_last_failure_timestamp_seconds{$SCH,name="nightly-stuck"} 0
+cronwarden_schedule_last_missed_timestamp_seconds{$RJS,name="backup-failing"} 0
+cronwarden_schedule_last_missed_timestamp_seconds{$RJS,name="snap-suspended"} $FIRE
+cronwarden_schedule_last_missed_timestamp_seconds{$SCH,name="nightly-stuck"} 0
 cronwarden_schedule_last_success_timestamp_seconds{$RJS,name="backup-failing"} 0
 cronwarden_schedule_last_success_timestamp_seconds{$RJS,name="snap-suspended"} 0
 cronwarden_schedule_last_success_timestamp_seconds{$SCH,name="nightly-stuck"} $((OK_START + 600))
@@ -472,16 +475,18 @@ prom_wait_alert CronwardenControllerDown resolved "" 30
 assert_eq 1 "$(prom_value "cronwarden_controller_leader{job=\"$PROM_JOB\"}")" "the restarted controller leads"
 
 e2e_step "Prometheus: PFIRE missed while snap-suspended's CronJob was suspended; resumed and a run succeeds: resolved"
-# Counted by the controller once PFIRE's grace is over (on its timer, or on a first look after
-# it); the rule looks at the counter once a minute ([1d:1m]): it fires at the first minute after
-# the count, PFIRE + 60 s at the earliest.
+# Found by the controller once PFIRE's grace is over (on its timer, or on a first look after it);
+# the rule compares PFIRE with the last success's end, so a run that succeeds in the same minute
+# the alert fires resolves it (a rule that took the minute the miss was seen for its time did not).
 prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspended firing \
-  $(( PFIRE > $(date +%s) ? PFIRE - $(date +%s) + 90 : 90 ))
+  $(( PFIRE > $(date +%s) ? PFIRE - $(date +%s) + 30 : 30 ))
+FIRED_S=$(date +%s)
 assert_eq 1 "$(prom_value "cronwarden_schedule_missed_runs_total{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "PFIRE missed, once"
+assert_eq "$PFIRE" "$(prom_value "cronwarden_schedule_last_missed_timestamp_seconds{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "the fire time missed"
 assert_ok kc patch cronjobs.v1beta1.batch -n "$PL" snap-suspended --type merge -p '{"spec":{"suspend":false}}'
-sleep 1 # the success comes after the minute the miss was seen in (the rule compares the two times)
 NOW_S=$(date +%s)
-manual_job snap-suspended snap-suspended-1 "$(done_status $((NOW_S - 5)) "$NOW_S")"
+manual_job snap-suspended snap-suspended-1 "$(done_status "$NOW_S" "$NOW_S")"
+[ $((NOW_S - FIRED_S)) -lt 60 ] || e2e_fail "the success came $((NOW_S - FIRED_S)) s after the alert fired, not within its minute"
 prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspended resolved
 prom_schedule_alert CronwardenScheduleNoNextRun RecurringJob "$PL" snap-suspended resolved
 # the restarted process exports the recovered schedules and keeps their alerts quiet

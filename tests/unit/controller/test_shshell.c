@@ -3,8 +3,9 @@
  * (Jobs and CronJobs as a LIST gives them: without apiVersion and kind); then
  *   - a RecurringJob whose last Job failed: its series, one Warning Event ScheduleRunFailed named
  *     after the run, not posted again on the next look, looked at again within the hour;
- *   - a RecurringJob whose CronJob is suspended over a fire time: missed_runs_total 1, next run 0,
- *     one ScheduleMissedRun Event, looked at again when the running fire time's grace ends;
+ *   - a RecurringJob whose CronJob is suspended over a fire time: missed_runs_total 1, its fire
+ *     time as last_missed_timestamp_seconds, next run 0, one ScheduleMissedRun Event, looked at
+ * again when the running fire time's grace ends;
  *   - a Velero Schedule whose Backup runs far past its usual duration: running_seconds above
  *     stuck_after_seconds, no Event;
  *   - the volumes: one unprotected, one stale, per namespace;
@@ -172,17 +173,20 @@ static void sent_event(shell_fixture *f, size_t i, const char *name, const char 
 static const shell_series judged[] = {
     {RJ_SERIES("last_success_timestamp_seconds", "daily"), 0},
     {RJ_SERIES("last_failure_timestamp_seconds", "daily"), 1767146700}, /* 02:05:00Z */
-    {RJ_SERIES("next_run_timestamp_seconds", "daily"), 1767232800},     /* 2026-01-01T02:00Z */
+    {RJ_SERIES("last_missed_timestamp_seconds", "daily"), 0},
+    {RJ_SERIES("next_run_timestamp_seconds", "daily"), 1767232800}, /* 2026-01-01T02:00Z */
     {RJ_SERIES("consecutive_failures", "daily"), 1},
     {RJ_SERIES("missed_runs_total", "daily"), 0},
     {RJ_SERIES("running_seconds", "daily"), 0},
     {RJ_SERIES("stuck_after_seconds", "daily"), 86400},
     {RJ_SERIES("missed_runs_total", "hourly"), 1},
+    {RJ_SERIES("last_missed_timestamp_seconds", "hourly"), 1767222000}, /* 2025-12-31T23:00Z */
     {RJ_SERIES("next_run_timestamp_seconds", "hourly"), 0},
     {RJ_SERIES("consecutive_failures", "hourly"), 0},
     {RJ_SERIES("stuck_after_seconds", "hourly"), 3600},
     {SERIES("last_success_timestamp_seconds", "Schedule", "velero", "nightly"), 1767057005},
     {SERIES("next_run_timestamp_seconds", "Schedule", "velero", "nightly"), 1767229200},
+    {SERIES("last_missed_timestamp_seconds", "Schedule", "velero", "nightly"), 0},
     {SERIES("running_seconds", "Schedule", "velero", "nightly"), 82795},
     {SERIES("stuck_after_seconds", "Schedule", "velero", "nightly"), 1500},
     {SERIES("missed_runs_total", "Schedule", "velero", "nightly"), 0},
@@ -200,6 +204,22 @@ static int exposes(shell_fixture *f, const char *needle)
     int found = strstr(cw_buf_str(&b), needle) != NULL;
     cw_buf_free(&b);
     return found;
+}
+
+/* How many series lines of the exposition start with prefix. */
+static size_t series_count(shell_fixture *f, const char *prefix)
+{
+    cw_buf b;
+    size_t n = 0;
+    cw_buf_init(&b);
+    assert_int_equal(cw_metrics_render(&f->metrics, &b), CW_OK);
+    for (const char *p = cw_buf_str(&b); p && *p;) {
+        n += !strncmp(p, prefix, strlen(prefix));
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    cw_buf_free(&b);
+    return n;
 }
 
 static void judged_and_said(void **state)
@@ -221,6 +241,9 @@ static void judged_and_said(void **state)
     shell_reconcile(&f, "Schedule/velero/nightly", "Stuck", HOUR_MS, 0, 0, "stuck: no Event");
     shell_reconcile(&f, "volumes", "volumes", 60000, 0, 0, "per namespace");
     shell_expect(&f, judged, N(judged));
+    /* every schedule has all eight series (a 0 in judged[] is also what an absent one reads) */
+    assert_int_equal(series_count(&f, "cronwarden_schedule_"), 3 * 8);
+    assert_int_equal(series_count(&f, "cronwarden_schedule_last_missed_timestamp_seconds{"), 3);
 
     /* hourly deleted: its series go */
     cw_error err;
