@@ -80,7 +80,7 @@ static int load_pages(fake_api *api, const char *dir, resource *r)
     int rc = CW_OK;
     if (r->file) {
         snprintf(path, sizeof(path), "%s/%s.json", dir, r->file);
-        if ((rc = cw_load_file_lean(path, page_item, &pg, &err)) != CW_OK)
+        if ((rc = cw_load_file_lean(path, NULL, page_item, &pg, &err)) != CW_OK)
             fprintf(stderr, "schedule-health bench: %s\n", err.message);
         else if (json_object_array_length(pg.page))
             flush_page(&pg);

@@ -108,9 +108,9 @@ int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t 
  * source says where it came from ("file: document 2, items[3]", "live"). */
 typedef int (*cw_cmd_object_fn)(void *ud, json_object *obj, const char *source, cw_error *err);
 /* Manifests: files, directories (recursive) or "-", at most max_bytes in all (migrate's loaders;
- * Lists flattened). */
-int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, cw_cmd_object_fn fn, void *ud,
-                      cw_error *err) CW_MUST_CHECK;
+ * Lists flattened); drop: member paths the report never reads (cw_load_file_lean), or NULL. */
+int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, const char *const *drop,
+                      cw_cmd_object_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 /* What to LIST for a report: group/resource in ns (NULL: all namespaces), with an optional
  * label selector. */
 typedef struct cw_cmd_live_source {

@@ -258,7 +258,7 @@ int cw_cmd_cron_audit(int argc, char **argv)
     audit_ok = 1;
     int live = o.from_files.len == 0;
     rc = live ? feed_live(&audit, &err)
-              : cw_cmd_feed_files(&o.from_files, o.max_input_bytes, add_object, &audit, &err);
+              : cw_cmd_feed_files(&o.from_files, o.max_input_bytes, NULL, add_object, &audit, &err);
     if (rc != CW_OK) {
         fprintf(stderr, "cronwarden cron audit: %s\n", err.message);
         code = live ? CW_EXIT_FAIL : CW_EXIT_USAGE;

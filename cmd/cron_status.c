@@ -161,7 +161,8 @@ int cw_cmd_cron_status(int argc, char **argv)
     }
     int live = o.from_files.len == 0;
     rc = live ? feed_live(&h, &err)
-              : cw_cmd_feed_files(&o.from_files, o.max_input_bytes, add_object, &h, &err);
+              : cw_cmd_feed_files(&o.from_files, o.max_input_bytes, cw_health_unread, add_object,
+                                  &h, &err);
     if (rc != CW_OK) {
         fprintf(stderr, "cronwarden cron status: %s\n", err.message);
         code = live ? CW_EXIT_FAIL : CW_EXIT_USAGE;

@@ -22,8 +22,8 @@ static int feed_unit(void *ud, const cw_load_unit *u, cw_error *err)
     return ((feed *)ud)->fn(((feed *)ud)->ud, u->obj, where, err);
 }
 
-int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, cw_cmd_object_fn fn, void *ud,
-                      cw_error *err)
+int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, const char *const *drop,
+                      cw_cmd_object_fn fn, void *ud, cw_error *err)
 {
     cw_strlist files;
     cw_strlist_init(&files);
@@ -32,7 +32,7 @@ int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, cw_cmd_objec
     if (rc == CW_OK)
         rc = cw_load_check_budget(&files, max_bytes, err);
     for (size_t i = 0; rc == CW_OK && i < files.len; i++)
-        rc = cw_load_file_lean(files.items[i], feed_unit, &f, err);
+        rc = cw_load_file_lean(files.items[i], drop, feed_unit, &f, err);
     cw_strlist_free(&files);
     return rc;
 }

@@ -226,6 +226,8 @@ done:
     return rc;
 }
 
+const char *const cw_health_unread[] = {"spec.template.spec", "spec.jobTemplate", NULL};
+
 int cw_health_add(cw_health *h, json_object *obj, const char *source, cw_error *err)
 {
     const char *kind = cw_json_path_string(obj, "kind");

@@ -254,6 +254,10 @@ void cw_health_free(cw_health *h);
  * kind, namespace and name again replaces what was read. CW_EINVAL naming source and field for
  * an object of a known kind with fields of the wrong type. */
 int cw_health_add(cw_health *h, json_object *obj, const char *source, cw_error *err) CW_MUST_CHECK;
+/* Member paths no object the model takes is read at: a Job's Pod template spec and a CronJob's
+ * whole job template (most of a Job's bytes). A reader may hand them over as null without
+ * building them (cron status from files: cw_cmd_feed_files). NULL-terminated. */
+extern const char *const cw_health_unread[];
 /* Forgets an object (a watch's DELETED): kind as in the object ("Job", "Backup", ...), api its
  * group ("batch", "velero.io", "longhorn.io"). Unknown objects are no-ops. */
 void cw_health_remove(cw_health *h, const char *api, const char *kind, const char *ns,

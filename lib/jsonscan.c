@@ -1,4 +1,5 @@
 #include "lib/jsonscan.h"
+#include "lib/jsonprune.h"
 #include "lib/jsonwalk.h"
 #include "lib/strmap.h"
 #include "lib/buf.h"
@@ -17,6 +18,7 @@ void cw_jsonscan_free(cw_jsonscan *s)
 {
     json_object_put(s->envelope);
     free(s->spans);
+    cw_buf_free(&s->pruned);
     if (s->tok)
         json_tokener_free(s->tok);
     cw_jsonscan_init(s);
@@ -357,10 +359,36 @@ int cw_json_parse_span(const char *data, size_t start, size_t end, json_object *
     return parse_checked(NULL, data, start, end, out, err);
 }
 
+/* With s->drop: 1 when *out was parsed from the item without the dropped values (its keys checked
+ * on the whole item first), *rc CW_OK or CW_ENOMEM; 0 when the whole item is to be parsed as
+ * without s->drop — nothing to drop, or a fault, whose message that parse then gives. */
+static int parse_pruned(cw_jsonscan *s, const char *data, size_t start, size_t end,
+                        json_object **out, int *rc, cw_error *err)
+{
+    size_t n = 0, bad = 0;
+    const char *why = NULL;
+    cw_error scratch;
+    int prc = cw_json_prune(data + start, end - start, JSON_TOKENER_DEFAULT_DEPTH, s->drop,
+                            &s->pruned, &n);
+    if (prc == CW_ENOMEM) {
+        *rc = cw_error_oom(err);
+        return 1;
+    }
+    cw_error_init(&scratch);
+    if (prc != CW_OK || n == 0 || check_duplicates(data, start, end, &scratch) != CW_OK ||
+        parse_span_with(s->tok, s->pruned.data, 0, s->pruned.len, out, &bad, &why) != CW_OK)
+        return 0;
+    *rc = CW_OK;
+    return 1;
+}
+
 int cw_jsonscan_parse(cw_jsonscan *s, const char *data, size_t i, json_object **out, cw_error *err)
 {
+    int rc = CW_OK;
     if (!s->tok && !(s->tok = tokener_new()))
         return cw_error_oom(err);
+    if (s->drop && parse_pruned(s, data, s->spans[i].start, s->spans[i].end, out, &rc, err))
+        return rc;
     return parse_checked(s->tok, data, s->spans[i].start, s->spans[i].end, out, err);
 }
 

@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
+#include "lib/buf.h"
 #include "lib/error.h"
 
 typedef struct cw_jsonscan_span {
@@ -26,6 +27,11 @@ typedef struct cw_jsonscan {
      * back; the envelope's head is read again at the end). */
     void (*release)(void *ud, size_t upto);
     void *release_ud;
+    /* Optional: member paths (NULL-terminated, as lib/jsonprune takes them) whose values
+     * cw_jsonscan_parse gives as null, for a reader that never looks at them. Errors and
+     * duplicate keys are still those of the whole item, reported as without it. */
+    const char *const *drop;
+    cw_buf pruned; /* the item without them, for json-c */
 } cw_jsonscan;
 
 void cw_jsonscan_init(cw_jsonscan *s);
@@ -39,7 +45,8 @@ int cw_jsonscan_open(cw_jsonscan *s, const char *data, size_t len, cw_error *err
 /* Parses data[start, end) as one JSON value; errors carry the line and column in the whole text. */
 int cw_json_parse_span(const char *data, size_t start, size_t end, json_object **out,
                        cw_error *err) CW_MUST_CHECK;
-/* cw_json_parse_span of element i (s->spans[i]) of the text s was opened on. */
+/* cw_json_parse_span of element i (s->spans[i]) of the text s was opened on (with s->drop's
+ * values null). */
 int cw_jsonscan_parse(cw_jsonscan *s, const char *data, size_t i, json_object **out,
                       cw_error *err) CW_MUST_CHECK;
 /* 1-based line and column of byte offset `off`. */

@@ -204,7 +204,8 @@ static int emit_doc(const char *path, size_t doc, size_t line, json_object *v, c
  * (they are read again from the page cache if touched), a few MiB at a time. */
 typedef struct release {
     char *base;
-    size_t done; /* pages below this were given back */
+    size_t done;             /* pages below this were given back */
+    const char *const *drop; /* the lean reader's: cw_load_file_lean */
 } release;
 
 #define RELEASE_STEP ((size_t)4 << 20)
@@ -262,6 +263,7 @@ static int load_json(const char *path, const char *data, size_t len, release *re
     if (rel) {
         scan.release = release_upto;
         scan.release_ud = rel;
+        scan.drop = rel->drop;
     }
     int rc = cw_jsonscan_open(&scan, data, len, err);
     if (rc != CW_OK)
@@ -341,13 +343,14 @@ static char *map_file(const char *path, size_t *len, size_t *maplen)
     return base;
 }
 
-int cw_load_file_lean(const char *path, cw_load_fn fn, void *ud, cw_error *err)
+int cw_load_file_lean(const char *path, const char *const *drop, cw_load_fn fn, void *ud,
+                      cw_error *err)
 {
     size_t len = 0, maplen = 0;
     char *base = strcmp(path, "-") == 0 ? NULL : map_file(path, &len, &maplen);
     if (!base)
         return cw_load_file(path, fn, ud, err);
-    release rel = {base, 0};
+    release rel = {base, 0, drop};
     int rc = load_text(path, base, len, &rel, fn, ud, err);
     munmap(base, maplen);
     return rc;

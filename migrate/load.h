@@ -46,8 +46,11 @@ int cw_load_file(const char *path, cw_load_fn fn, void *ud, cw_error *err) CW_MU
 /* The same with memory near one item rather than the whole file for a JSON List in a regular
  * file: it is read through a read-only mapping whose pages are given back as the List is read
  * (the read-only reports, cron audit and cron status). cw_load_file reads the file into a buffer
- * backed by huge pages instead: fewer page faults where the whole file is needed anyway. */
-int cw_load_file_lean(const char *path, cw_load_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
+ * backed by huge pages instead: fewer page faults where the whole file is needed anyway. drop
+ * (NULL: none): member paths of a List's items the reader never reads, given as null and never
+ * built by json-c (lib/jsonscan's drop; errors and duplicate keys as without it). */
+int cw_load_file_lean(const char *path, const char *const *drop, cw_load_fn fn, void *ud,
+                      cw_error *err) CW_MUST_CHECK;
 
 /* "path: document 2, items[3]" (document omitted for single-document files). */
 void cw_load_where(const cw_load_unit *u, char *out, size_t n);

@@ -32,7 +32,8 @@ static void same(const char *path, int want_rc)
     cw_buf_init(&b);
     cw_error_init(&ea);
     cw_error_init(&eb);
-    int ra = cw_load_file(path, record, &a, &ea), rb = cw_load_file_lean(path, record, &b, &eb);
+    int ra = cw_load_file(path, record, &a, &ea),
+        rb = cw_load_file_lean(path, NULL, record, &b, &eb);
     assert_int_equal(ra, want_rc);
     assert_int_equal(rb, want_rc);
     assert_string_equal(cw_buf_str(&a), cw_buf_str(&b));
@@ -121,8 +122,68 @@ static void lean_is_the_same(void **state)
     same("/tmp/cw-test-load-does-not-exist.json", CW_ENOTFOUND);
 }
 
+/* drop: the dropped members arrive as null; an item whose fault lies inside a dropped member
+ * (a duplicate key, bad JSON, nesting too deep) fails exactly as without drop. */
+static void dropped_members_are_null(void **state)
+{
+    static const char *const drop[] = {"spec.template.spec", "spec.jobTemplate", NULL};
+    static const struct {
+        const char *items;
+        const char *want; /* the objects delivered; NULL: cw_load_file's error */
+    } cases[] = {
+        {"{\"kind\":\"Job\",\"spec\":{\"completions\":1,\"template\":{\"spec\":{\"c\":[1]}}}},"
+         "{\"kind\":\"CronJob\",\"spec\":{\"jobTemplate\":{\"a\":1},\"suspend\":true}},"
+         "{\"kind\":\"Schedule\",\"spec\":{\"template\":{\"ttl\":\"1h\"}}}",
+         "F: document 1, items[0] line 1 "
+         "{\"kind\":\"Job\",\"spec\":{\"completions\":1,\"template\":{\"spec\":null}}}\n"
+         "F: document 1, items[1] line 1 "
+         "{\"kind\":\"CronJob\",\"spec\":{\"jobTemplate\":null,\"suspend\":true}}\n"
+         "F: document 1, items[2] line 1 "
+         "{\"kind\":\"Schedule\",\"spec\":{\"template\":{\"ttl\":\"1h\"}}}\n"},
+        {"{\"spec\":{\"template\":{\"spec\":{\"a\":1,\"a\":2}}}}", NULL},
+        {"{\"spec\":{\"jobTemplate\":{\"a\":tru}}}", NULL},
+        {"{\"spec\":{\"jobTemplate\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+         "]]}}",
+         NULL},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cw_buf text, a, b;
+        cw_error ea, eb;
+        cw_buf_init(&text);
+        cw_buf_init(&a);
+        cw_buf_init(&b);
+        cw_error_init(&ea);
+        cw_error_init(&eb);
+        cw_buf_printf(&text, "{\"kind\":\"List\",\"items\":[%s]}", cases[i].items);
+        char *p = write_file(text.data, text.len, ".json");
+        int ra = cw_load_file(p, record, &a, &ea), rb = cw_load_file_lean(p, drop, record, &b, &eb);
+        if (cases[i].want) {
+            assert_int_equal(rb, CW_OK);
+            char *want = NULL;
+            cw_buf w;
+            cw_buf_init(&w);
+            for (const char *c = cases[i].want; *c; c++) /* F: the file's path */
+                c[0] == 'F' && c[1] == ':' ? cw_buf_puts(&w, p) : cw_buf_putc(&w, *c);
+            want = cw_buf_detach(&w);
+            assert_string_equal(cw_buf_str(&b), want);
+            free(want);
+        } else {
+            assert_int_equal(ra, CW_EINVAL);
+            assert_int_equal(rb, CW_EINVAL);
+            assert_string_equal(ea.message, eb.message);
+        }
+        unlink(p);
+        free(p);
+        cw_buf_free(&text);
+        cw_buf_free(&a);
+        cw_buf_free(&b);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(lean_is_the_same)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(lean_is_the_same),
+                                       cmocka_unit_test(dropped_members_are_null)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,105 @@
+/* lib/jsonprune: values at member paths replaced by null, the rest of the text byte for byte. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lib/jsonprune.h"
+
+typedef struct {
+    const char *text;
+    const char *paths[5];
+    int rc;
+    size_t pruned;
+    const char *want; /* the text out (CW_OK) */
+} prune_case;
+
+#define JOB                                                                                        \
+    "{\"kind\": \"Job\", \"metadata\": {\"name\": \"j\"},\n \"spec\": {\"backoffLimit\": 3, "      \
+    "\"template\": {\"metadata\": {}, \"spec\": {\"containers\": [{\"name\": \"c\"}]}}},\n "       \
+    "\"status\": {\"failed\": 1}}"
+
+static const prune_case cases[] = {
+    /* A Job's Pod spec goes; everything around it stays as written, whitespace included. */
+    {JOB,
+     {"spec.template.spec", "spec.jobTemplate"},
+     CW_OK,
+     1,
+     "{\"kind\": \"Job\", \"metadata\": {\"name\": \"j\"},\n \"spec\": {\"backoffLimit\": 3, "
+     "\"template\": {\"metadata\": {}, \"spec\": null}},\n \"status\": {\"failed\": 1}}"},
+    /* A CronJob's whole job template. */
+    {"{\"spec\":{\"schedule\":\"0 * * * *\",\"jobTemplate\":{\"spec\":{\"template\":{}}},"
+     "\"suspend\":true}}",
+     {"spec.template.spec", "spec.jobTemplate"},
+     CW_OK,
+     1,
+     "{\"spec\":{\"schedule\":\"0 * * * *\",\"jobTemplate\":null,\"suspend\":true}}"},
+    /* A Velero Schedule's template is a BackupSpec: it has no "spec", nothing goes. */
+    {"{\"spec\":{\"template\":{\"ttl\":\"720h0m0s\"}}}",
+     {"spec.template.spec", "spec.jobTemplate"},
+     CW_OK,
+     0,
+     "{\"spec\":{\"template\":{\"ttl\":\"720h0m0s\"}}}"},
+    /* The path must start at the top: a "spec.template.spec" deeper down stays. */
+    {"{\"x\":{\"spec\":{\"template\":{\"spec\":1}}}}",
+     {"spec.template.spec"},
+     CW_OK,
+     0,
+     "{\"x\":{\"spec\":{\"template\":{\"spec\":1}}}}"},
+    /* Arrays on the way are passed through. */
+    {"{\"spec\":[{\"template\":{\"spec\":[1,2]}},{\"template\":{}}]}",
+     {"spec.template.spec"},
+     CW_OK,
+     1,
+     "{\"spec\":[{\"template\":{\"spec\":null}},{\"template\":{}}]}"},
+    /* Every value of a repeated key goes (duplicates are the caller's check), scalars too. */
+    {"{\"a\":{\"b\":\"x\",\"b\":{\"c\":1}},\"d\":2}",
+     {"a.b", "d"},
+     CW_OK,
+     3,
+     "{\"a\":{\"b\":null,\"b\":null},\"d\":null}"},
+    /* A key spelt with an escape is not the path's (only the saving is lost). */
+    {"{\"sp\\u0065c\":{\"jobTemplate\":1}}",
+     {"spec.jobTemplate"},
+     CW_OK,
+     0,
+     "{\"sp\\u0065c\":{\"jobTemplate\":1}}"},
+    /* Not an object at the top, no paths: the text as it was. */
+    {"[1,{\"spec\":2}]", {"spec"}, CW_OK, 0, "[1,{\"spec\":2}]"},
+    {JOB, {NULL}, CW_OK, 0, JOB},
+    /* Not JSON, or deeper than allowed: the caller parses the original for its message. */
+    {"{\"spec\":{\"template\":", {"spec.template"}, CW_EINVAL, 0, NULL},
+    {"{\"spec\":{'template':1}}", {"spec.template"}, CW_EINVAL, 0, NULL},
+    {"{\"a\":[[[[[[[[1]]]]]]]]}", {"a"}, CW_EINVAL, 0, NULL}, /* max_depth 8 */
+    /* Paths the call refuses: one inside another, empty segments, too many. */
+    {JOB, {"spec", "spec.template"}, CW_EINVAL, 0, NULL},
+    {JOB, {"spec..template"}, CW_EINVAL, 0, NULL},
+    {JOB, {"a", "b", "c", "d", "e"}, CW_EINVAL, 0, NULL},
+    {JOB, {"a.b.c.d.e.f.g"}, CW_EINVAL, 0, NULL},
+};
+
+static void every_case(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const prune_case *c = &cases[i];
+        cw_buf out;
+        cw_buf_init(&out);
+        size_t pruned = 99;
+        int rc = cw_json_prune(c->text, strlen(c->text), 8, c->paths, &out, &pruned);
+        if (rc != c->rc ||
+            (rc == CW_OK && (pruned != c->pruned || strcmp(cw_buf_str(&out), c->want))))
+            fail_msg("case %zu: rc %d pruned %zu out %s", i, rc, pruned, cw_buf_str(&out));
+        if (rc != CW_OK)
+            assert_int_equal(out.len, 0);
+        cw_buf_free(&out);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(every_case)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
