@@ -7,9 +7,13 @@
  *   - the rewrite re-loads without error, object for object what the plan says: unchanged
  *     objects equal, migrated ones equal to cw_plan_apply_item's result, deleted CronJobs gone;
  *   - the rewrite is a fixed point: planning it again changes nothing more;
- *   - the RecurringJobs file loads, one object per job created. */
+ *   - the RecurringJobs file loads, one object per job created;
+ *   - lib/jsonprune over the same text (cron status's paths and one more): JSON stays JSON, and
+ *     a text with nothing pruned comes back byte for byte. */
 #include "fuzz.h"
 #include "lib/json.h"
+#include "lib/jsonprune.h"
+#include "lib/jsonwalk.h"
 #include "cron/tz.h"
 #include "migrate/load.h"
 #include "migrate/plan.h"
@@ -92,6 +96,24 @@ static int plan_text(cw_plan *plan, const char *path, const char *data, size_t l
     return rc;
 }
 
+static void check_prune(const char *text, size_t size)
+{
+    static const char *const paths[] = {"spec.template.spec", "spec.jobTemplate", "metadata", NULL};
+    cw_buf out;
+    size_t n = 0;
+    cw_buf_init(&out);
+    int rc = cw_json_prune(text, size, JSON_TOKENER_DEFAULT_DEPTH, paths, &out, &n);
+    FUZZ_CHECK(rc == CW_OK || rc == CW_EINVAL, "cw_json_prune: %d", rc);
+    if (rc == CW_OK) {
+        FUZZ_CHECK(n > 0 || (out.len == size && memcmp(out.data, text, size) == 0),
+                   "nothing pruned, yet the text changed: %s", cw_buf_str(&out));
+        FUZZ_CHECK(cw_json_walk(out.data, out.len, JSON_TOKENER_DEFAULT_DEPTH, NULL, NULL, 0,
+                                &(size_t){0}) == CW_OK,
+                   "the pruned text is no JSON: %s", cw_buf_str(&out));
+    }
+    cw_buf_free(&out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char *text = fuzz_dup(data, size);
@@ -107,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cw_buf_init(&out2);
     cw_buf_init(&rjs);
     memset(&again, 0, sizeof(again));
+    check_prune(text, size);
 
     if (plan_text(&plan, "in.yaml", text, size, objs, &err) != CW_OK)
         goto done;
