@@ -106,7 +106,7 @@ names=(decision ceiling); ports=("$dport" "$cport"); spids=("$dpid" "$cpid")
 if [ -f "$peer_dir/main.go" ]; then
   command -v go >/dev/null && [ -d /usr/share/gocode/src/github.com/robfig/cron ] ||
     cw_ensure_pkgs golang-go golang-github-robfig-cron-dev
-  (cd "$peer_dir" && GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$tmp/gocache" \
+  (cd "$peer_dir" && PATH=/usr/lib/go/bin:$PATH GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$tmp/gocache" \
     go build -o "$tmp/gowebhook" .)
   pport=$(free_port)
   "$tmp/gowebhook" "127.0.0.1:$pport" "$tmp/cert.pem" "$tmp/key.pem" 2>/dev/null &

@@ -5,6 +5,9 @@ set -eu
 out=$1
 here=$(cd "$(dirname "$0")" && pwd)
 gopath=/usr/share/gocode
+# Debian's Go (golang-go, 1.19) in GOPATH mode; the Go in /usr/local/go, first on PATH, is for
+# the module-built control plane (tests/k8s) only.
+PATH=/usr/lib/go/bin:$PATH
 if ! command -v go >/dev/null 2>&1; then
   echo "cron-oracle: go is not installed (Debian: golang-go)" >&2; exit 77
 fi

@@ -103,6 +103,9 @@ log "[2/5] fetching and unpacking the source ($(elapsed))"
   log "apt-get source failed"; exit 1; }
 src="$work/src"
 
+# Kubernetes 1.20 builds with Debian's Go 1.19 (GOPATH mode, its vendored tree); the Go in
+# /usr/local/go, first on PATH on the project's machines, is too new for it.
+export PATH=/usr/lib/go/bin:$PATH
 log "[3/5] patching the vendored tree for Go $(go env GOVERSION 2>/dev/null || echo '>= 1.18') ($(elapsed))"
 # Kubernetes 1.20's vendored reflect2 1.0.1 crashes under Go >= 1.18; use Debian's packaged copies.
 swap() {

@@ -21,7 +21,9 @@ trap cleanup EXIT
 log() { printf '[soak] %s\n' "$*" >&2; }
 
 mkdir -p "$tmp/go"
-GOCACHE="$tmp/go" GO111MODULE=off CGO_ENABLED=0 HOME="$tmp" go build -o "$tmp/slowclients" "$root/tests/soak/slowclients/main.go"
+# Debian's Go (golang-go, 1.19) in GOPATH mode; the Go in /usr/local/go, first on PATH, is for
+# the module-built control plane (tests/k8s) only.
+PATH=/usr/lib/go/bin:$PATH GOCACHE="$tmp/go" GO111MODULE=off CGO_ENABLED=0 HOME="$tmp" go build -o "$tmp/slowclients" "$root/tests/soak/slowclients/main.go"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=soak \
   -addext subjectAltName=IP:127.0.0.1 -keyout "$tmp/key.pem" -out "$tmp/cert.pem" 2>/dev/null
 port=$(( 20000 + RANDOM % 10000 ))
