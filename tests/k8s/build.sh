@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# tests/k8s/build.sh [control-plane|helm]: builds the current Kubernetes control plane of the e2e
+# tests (kube-apiserver, kube-controller-manager, kubectl, etcd) or helm from the Go modules pinned
+# in tests/k8s/go.mod (tests/k8s/helm/go.mod), once, and caches them keyed by the pins. Prints the
+# cache directory on stdout; progress goes to stderr.
+#
+# The cache is ${XDG_CACHE_HOME:-$HOME/.cache}/cronwarden/<what>-<version>-<hash of the pins and
+# this recipe>/; a changed go.mod, go.sum or recipe builds anew, later runs return at once. Go comes
+# from the Go module proxy's toolchain in /usr/local/go (Go >= the go.mod's; never downloaded:
+# GOTOOLCHAIN=local), the modules from the proxy through the go.sum committed beside go.mod.
+# A cold control-plane build takes about 15 minutes on 2 cores, helm about 3 (tests/README.md).
+set -euo pipefail
+{
+what=${1:-control-plane}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+log() { printf 'build-k8s-current: %s\n' "$*" >&2; }
+t0=$(date +%s)
+elapsed() { local s=$(( $(date +%s) - t0 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
+
+# Bump when the recipe changes what the binaries do.
+RECIPE="r1 trimpath, version stamped, CGO off"
+
+case $what in
+  control-plane) mod=$here; label=kube-current ;;
+  helm) mod=$here/helm; label=helm-current ;;
+  *) log "usage: build.sh [control-plane|helm]"; exit 2 ;;
+esac
+
+# The toolchain: the newest go among /usr/local/go and PATH; the go.mod's go line is the floor.
+gonum() { sed -n 's/^\(go\)\{0,1\}\([0-9]*\)\.\([0-9]*\).*/\2 \3/p' | awk '{print $1 * 1000 + $2}'; }
+pick_go() {
+  local g best='' bestv=0 v need
+  for g in /usr/local/go/bin/go "$(command -v go 2>/dev/null || true)"; do
+    [ -x "$g" ] || continue
+    v=$(GOTOOLCHAIN=local "$g" env GOVERSION 2>/dev/null | gonum)
+    [ -n "$v" ] && [ "$v" -gt "$bestv" ] && { best=$g; bestv=$v; }
+  done
+  need=$(awk '/^go /{print $2}' "$mod/go.mod" | gonum)
+  if [ -z "$best" ] || [ "$bestv" -lt "$need" ]; then
+    log "needs Go >= $(awk '/^go /{print $2}' "$mod/go.mod") (the toolchain in /usr/local/go); found ${best:-none}"
+    exit 1
+  fi
+  printf '%s\n' "$best"
+}
+GO=$(pick_go)
+export GOTOOLCHAIN=local GOFLAGS=-mod=readonly CGO_ENABLED=0
+
+key=$( { cat "$mod/go.mod" "$mod/go.sum"; [ "$what" = helm ] || cat "$mod/etcd/main.go"; echo "$RECIPE";
+         "$GO" env GOVERSION; } | sha256sum | cut -c1-12)
+cache_root=${XDG_CACHE_HOME:-$HOME/.cache}/cronwarden
+if [ "$what" = helm ]; then
+  bins=(helm)
+else
+  bins=(kube-apiserver kube-controller-manager kubectl etcd)
+fi
+
+cache_ok() {
+  local d=$1 b
+  for b in "${bins[@]}"; do [ -x "$d/$b" ] || return 1; done
+  [ -f "$d/DONE" ]
+}
+# The directory name needs the version, which needs the module graph: read it from go.mod first
+# (no network), so that a warm cache answers at once.
+if [ "$what" = helm ]; then
+  ver=$(awk '$1=="helm.sh/helm/v4"{print $2}' "$mod/go.mod")
+else
+  ver=$(awk '$1=="k8s.io/kubernetes"{print $2}' "$mod/go.mod")
+fi
+[ -n "$ver" ] || { log "no version pinned in $mod/go.mod"; exit 1; }
+out="$cache_root/$label-$ver-$key"
+if cache_ok "$out"; then echo "$out"; exit 0; fi
+
+mkdir -p "$cache_root"
+exec 9>"$cache_root/.build-$label.lock"
+if ! flock -n 9; then
+  log "another build of $label is running; waiting for it (lock $cache_root/.build-$label.lock)"
+  flock 9
+fi
+if cache_ok "$out"; then log "built meanwhile by another run"; echo "$out"; exit 0; fi
+
+log "building $label $ver with $("$GO" env GOVERSION) from the modules pinned in ${mod#"$here/../../"}/go.mod"
+log "into $out (one-off; a heartbeat follows every minute)"
+( while sleep 60 </dev/null >/dev/null 2>&1; do log "still building $label ($(elapsed))"; done ) &
+heartbeat=$!
+trap 'kill "$heartbeat" 2>/dev/null || true' EXIT
+
+rm -rf "$out.tmp"; mkdir -p "$out.tmp"
+build_date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+if [ "$what" = helm ]; then
+  ldflags="-s -w -X helm.sh/helm/v4/internal/version.version=$ver -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
+  (cd "$mod" && "$GO" build -trimpath -ldflags "$ldflags" -o "$out.tmp/helm" helm.sh/helm/v4/cmd/helm) ||
+    { log "helm build failed after $(elapsed)"; exit 1; }
+else
+  # What `make` stamps into a release: the apiserver's /version, kubectl's client version and
+  # every version check (helm's kubeVersion, kubectl's skew warning) read these.
+  minor=$(printf '%s' "$ver" | cut -d. -f2)
+  stamp=""
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    stamp+=" -X $p.gitVersion=$ver -X $p.gitMajor=1 -X $p.gitMinor=$minor"
+    stamp+=" -X $p.gitTreeState=clean -X $p.buildDate=$build_date -X $p.gitCommit=module-$ver"
+  done
+  (cd "$mod" && "$GO" build -trimpath -ldflags "-s -w$stamp" -o "$out.tmp/" \
+     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+     k8s.io/kubernetes/cmd/kubectl) || { log "Kubernetes build failed after $(elapsed)"; exit 1; }
+  (cd "$mod" && "$GO" build -trimpath -ldflags "-s -w" -o "$out.tmp/etcd" ./etcd) ||
+    { log "etcd build failed after $(elapsed)"; exit 1; }
+fi
+for b in "${bins[@]}"; do
+  case $b in
+    kubectl) "$out.tmp/$b" version --client >/dev/null ;;
+    helm) "$out.tmp/$b" version >/dev/null ;;
+    *) "$out.tmp/$b" --version >/dev/null ;;
+  esac || { log "$b does not run"; exit 1; }
+done
+{ echo "$RECIPE"; echo "$ver"; "$GO" env GOVERSION; } > "$out.tmp/DONE"
+rm -rf "$out.old"; [ -d "$out" ] && mv "$out" "$out.old"
+mv "$out.tmp" "$out"; rm -rf "$out.old"
+# Older builds of the same thing (other pins) are dropped: each is several hundred MB.
+for d in "$cache_root/$label-"*; do
+  [ "$d" = "$out" ] || case $d in *.lock) ;; *) rm -rf "$d" ;; esac
+done
+log "built and cached in $out in $(elapsed)"
+echo "$out"
+exit 0
+}
