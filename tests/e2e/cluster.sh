@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# A throwaway Kubernetes 1.20 control plane on loopback: etcd, kube-apiserver and
+# A throwaway Kubernetes control plane on loopback: etcd, kube-apiserver and
 # kube-controller-manager, no kubelet, no scheduler, no containers. Pods never run; objects are
-# stored, validated, admitted and garbage-collected as in any cluster.
+# stored, validated, admitted and garbage-collected as in any cluster. Two versions:
+#   current  Kubernetes 1.37 and etcd 3.7, built from the Go modules pinned in tests/k8s/go.mod
+#            (tests/k8s/build.sh): every scenario but the Longhorn 1.1/1.2/1.3 ones
+#   1.20     Kubernetes 1.20.2 from Debian's source package (build-k8s.sh) and Debian's etcd 3.4:
+#            the Longhorn 1.1 -> 1.2 upgrade flow and Longhorn 1.2/1.3, whose clusters ran there
 #
-#   tests/e2e/cluster.sh up DIR       start (or confirm running) a cluster whose files live in DIR
+#   tests/e2e/cluster.sh up DIR [current|1.20]   start (or confirm running) a cluster in DIR
+#                                                (default: $CW_E2E_K8S, else current)
 #   tests/e2e/cluster.sh down DIR     stop it by PID (TERM, then KILL) and remove its data
 #   tests/e2e/cluster.sh status DIR   exit 0 when it is up and ready
 #
@@ -24,10 +29,15 @@ CWC_DEFAULT_CONTROLLERS="garbagecollector,namespace,cronjob,job,serviceaccount-t
 cwc_log() { printf 'cluster: %s\n' "$*" >&2; }
 cwc_now_ms() { date +%s%3N; }
 
-# The kube binaries: CW_K8S_BIN_DIR if set, else the cache that build-k8s.sh fills (and prints).
+# The kube binaries of version $1 (current or 1.20): CW_K8S_BIN_DIR if set, else the cache that
+# tests/k8s/build.sh (current) or build-k8s.sh (1.20) fills and prints.
 cwc_k8s_bin_dir() {
   if [ -n "${CW_K8S_BIN_DIR:-}" ]; then printf '%s\n' "$CW_K8S_BIN_DIR"; return 0; fi
-  "$CWC_HERE/build-k8s.sh"
+  case ${1:-current} in
+    current) "$CWC_HERE/../k8s/build.sh" control-plane ;;
+    1.20) "$CWC_HERE/build-k8s.sh" ;;
+    *) cwc_log "unknown Kubernetes version '$1' (current or 1.20)"; return 2 ;;
+  esac
 }
 
 # A loopback TCP port nobody listens on, below the ephemeral range (so outgoing connections do
@@ -202,7 +212,7 @@ cwc_up_external() {
   kubectl=${CW_KUBECTL:-}
   if [ -z "$kubectl" ]; then
     local bin
-    bin=$(CW_K8S_BIN_DIR=${CW_K8S_BIN_DIR:-} cwc_k8s_bin_dir 2>/dev/null) && [ -x "$bin/kubectl" ] &&
+    bin=$(CW_K8S_BIN_DIR=${CW_K8S_BIN_DIR:-} cwc_k8s_bin_dir "${CW_E2E_K8S:-current}" 2>/dev/null) && [ -x "$bin/kubectl" ] &&
       kubectl="$bin/kubectl"
     [ -n "$kubectl" ] || kubectl=$(command -v kubectl || true)
   fi
@@ -224,6 +234,8 @@ cwc_up_external() {
     echo "# cronwarden e2e: an EXISTING cluster (CRONWARDEN_E2E_KUBECONFIG); nothing was started"
     cwc_envvar CW_E2E_DIR "$dir"
     cwc_envvar CW_E2E_EXTERNAL 1
+    cwc_envvar CW_E2E_K8S external
+    cwc_envvar CW_E2E_K8S_VERSION "$("$kubectl" --kubeconfig "$kc" get --raw /version | jq -r .gitVersion)"
     cwc_envvar KUBECONFIG "$kc"
     cwc_envvar CW_KUBECTL "$kubectl"
     cwc_envvar CW_E2E_API_URL "$server"
@@ -235,9 +247,9 @@ cwc_up_external() {
   cwc_log "using the existing cluster at $server (CRONWARDEN_E2E_KUBECONFIG=$kc)"
 }
 
-# cwc_up DIR: start the cluster (or leave a running one alone) and write DIR/env.
+# cwc_up DIR [VERSION]: start the cluster (or leave a running one alone) and write DIR/env.
 cwc_up() {
-  local dir=$1
+  local dir=$1 k8s=${2:-${CW_E2E_K8S:-current}}
   [ -n "$dir" ] || { cwc_log "usage: up DIR"; return 2; }
   mkdir -p "$dir"; dir=$(cd "$dir" && pwd)
   if [ -n "${CRONWARDEN_E2E_KUBECONFIG:-}" ]; then cwc_up_external "$dir"; return; fi
@@ -246,12 +258,14 @@ cwc_up() {
 
   local t0 bin etcd_bin users u tok
   t0=$(cwc_now_ms)
-  bin=$(cwc_k8s_bin_dir) || { cwc_log "cannot get the Kubernetes binaries (build-k8s.sh failed)"; return 1; }
+  bin=$(cwc_k8s_bin_dir "$k8s") || { cwc_log "cannot get the Kubernetes $k8s binaries (their build failed)"; return 1; }
   local b
   for b in kube-apiserver kube-controller-manager kubectl; do
     [ -x "$bin/$b" ] || { cwc_log "missing $bin/$b"; return 1; }
   done
-  etcd_bin=$(command -v etcd) || { cwc_log "etcd not found (Debian package etcd-server)"; return 1; }
+  # The current control plane brings its own etcd (3.7); 1.20 runs on Debian's (3.4).
+  if [ -x "$bin/etcd" ]; then etcd_bin=$bin/etcd
+  else etcd_bin=$(command -v etcd) || { cwc_log "etcd not found (Debian package etcd-server)"; return 1; }; fi
   mkdir -p "$dir/data" "$dir/logs" "$dir/run" "$dir/pki"
   cwc_certs "$dir/pki" || return 1
 
@@ -315,9 +329,12 @@ cwc_up() {
 
   # The controller-manager's port was picked seconds ago; a parallel test may have bound it since
   # (CI saw exactly that), so a clash picks another port rather than failing the scenario.
+  # --port=0 turns 1.20's insecure port off; the flag is gone from 1.24 on.
+  local insecure=()
+  [ "$k8s" = 1.20 ] && insecure=(--port=0)
   for attempt in 1 2 3; do
     cwc_spawn "$dir" kube-controller-manager "$bin/kube-controller-manager" \
-      --kubeconfig="$dir/kubeconfig" --leader-elect=false --port=0 \
+      --kubeconfig="$dir/kubeconfig" --leader-elect=false "${insecure[@]}" \
       --bind-address=127.0.0.1 --secure-port="$kcm_port" --cert-dir="$dir/data/kcm-certs" \
       --service-account-private-key-file="$dir/pki/sa.key" --root-ca-file="$dir/pki/ca.crt" \
       --use-service-account-credentials=false \
@@ -348,6 +365,8 @@ cwc_up() {
     cwc_envvar KUBECONFIG "$dir/kubeconfig"
     cwc_envvar CW_KUBECTL "$bin/kubectl"
     cwc_envvar CW_E2E_K8S_BIN_DIR "$bin"
+    cwc_envvar CW_E2E_K8S "$k8s"
+    cwc_envvar CW_E2E_K8S_VERSION "$("$bin/kubectl" --kubeconfig "$dir/kubeconfig" get --raw /version | jq -r .gitVersion)"
     cwc_envvar CW_E2E_API_URL "$api"
     cwc_envvar CW_E2E_ETCD_URL "http://127.0.0.1:$etcd_port"
     cwc_envvar CW_E2E_KCM_URL "https://127.0.0.1:$kcm_port"
@@ -362,7 +381,7 @@ cwc_up() {
   } > "$dir/env"
   chmod 600 "$dir/env"
   CWC_UP_MS=$(( $(cwc_now_ms) - t0 ))
-  cwc_log "up in $((CWC_UP_MS / 1000)).$(printf '%03d' $((CWC_UP_MS % 1000)))s: $api (etcd :$etcd_port, controller-manager :$kcm_port), files in $dir"
+  cwc_log "Kubernetes $k8s up in $((CWC_UP_MS / 1000)).$(printf '%03d' $((CWC_UP_MS % 1000)))s: $api (etcd :$etcd_port, controller-manager :$kcm_port), files in $dir"
 }
 
 # cwc_down DIR: stop what `up` started (only PIDs that are still ours) and remove the data.
@@ -390,7 +409,7 @@ cwc_main() {
   local cmd=${1:-} dir=${2:-}
   case $cmd in
     up)
-      cwc_up "$dir" || return
+      cwc_up "$dir" "${3:-}" || return
       dir=$(cd "$dir" && pwd)
       cat >&2 <<EOF
 cluster: ready. Use it with:

@@ -121,11 +121,20 @@ EOF
   exit "$rc"
 }
 
-# e2e_start: a cluster for this scenario in a fresh temp dir, its env sourced, and teardown
-# guaranteed: a trap for normal exit, failure, INT, TERM and HUP, plus a watchdog in its own
-# session that stops the daemons if this script is killed outright (SIGKILL, ctest timeout).
+# e2e_start [current|1.20]: a cluster of that Kubernetes (default current: 1.37) for this
+# scenario in a fresh temp dir, its env sourced, and teardown guaranteed: a trap for normal exit,
+# failure, INT, TERM and HUP, plus a watchdog in its own session that stops the daemons if this
+# script is killed outright (SIGKILL, ctest timeout). The scenario names the version its users
+# run (tests/README.md, "Which Kubernetes"); ctest's registration (CW_E2E_K8S_FIXTURE, the build
+# it waits for) must agree.
 e2e_start() {
+  local k8s=${1:-current}
   command -v jq >/dev/null || e2e_fail "jq is missing (Debian package jq)"
+  case $k8s in current|1.20) ;; *) e2e_fail "e2e_start: unknown Kubernetes '$k8s' (current or 1.20)" ;; esac
+  if [ -n "${CW_E2E_K8S_FIXTURE:-}" ] && [ "$CW_E2E_K8S_FIXTURE" != "$k8s" ]; then
+    e2e_fail "registered in tests/e2e/CMakeLists.txt for Kubernetes $CW_E2E_K8S_FIXTURE, but the scenario starts $k8s"
+  fi
+  export CW_E2E_K8S=$k8s
   E2E_DIR=$(mktemp -d "${CW_E2E_TMPDIR:-${TMPDIR:-/tmp}}/cw-e2e-$E2E_NAME.XXXXXX")
   # With an ASan/UBSan build as CW_BINARY (build-asan/cmd/cronwarden), sanitizer reports go to
   # files here, so leaks and errors of background processes and of commands expected to fail
@@ -149,7 +158,11 @@ e2e_start() {
       </dev/null >/dev/null 2>&1 &
     E2E_WATCHDOG=$!
   fi
-  e2e_log "cluster ready: $CW_E2E_API_URL"
+  e2e_log "cluster ready: $CW_E2E_API_URL, Kubernetes $CW_E2E_K8S_VERSION"
+  # scripts/test prints which Kubernetes each scenario ran on from this file.
+  if [ -n "${CW_E2E_VERSIONS_FILE:-}" ]; then
+    printf '%s %s\n' "$E2E_NAME" "$CW_E2E_K8S_VERSION" >> "$CW_E2E_VERSIONS_FILE"
+  fi
 }
 
 # kc ARGS...: the built kubectl as admin. kc_as USER ARGS...: as one of the extra users.

@@ -3,7 +3,7 @@
 # user with nothing but get/list on them) and exported to files give the same report; a cluster
 # without Velero's CRD is audited without Schedules; the audit writes nothing.
 . "$(dirname "$0")/../lib.sh"
-e2e_start
+e2e_start current
 apply_crds
 e2e_require_users nobody
 FROM=2026-11-24T00:00:00Z

@@ -12,7 +12,7 @@
 #     by an overlap; the leader killed between a dequeue and its renumbering (positions have a
 #     gap), the standby takes over and closes it (1..n, no duplicate); later a graceful hand-over.
 . "$(dirname "$0")/../lib.sh"
-e2e_start
+e2e_start current
 apply_crds
 e2e_require_users controller
 NS=velero

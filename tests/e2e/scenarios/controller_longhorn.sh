@@ -15,7 +15,7 @@
 # with everything in sync writes nothing; settings.longhorn.io removed (or missing at start) makes
 # /readyz 503 naming it, logged as one error, until it is there again.
 . "$(dirname "$0")/../lib.sh"
-e2e_start
+e2e_start 1.20   # Longhorn 1.1 -> 1.2 and 1.2/1.3 clusters ran on Kubernetes <= 1.2x (tests/README.md)
 e2e_require_users controller
 lh_apply_crds 1.2.6
 LH=longhorn-system

@@ -28,7 +28,7 @@
 #   - spec.deleteBackup (DeleteBackupRequest and the restores made from it, then gone); a direct delete (the Velero Backup object
 #     and its requests go, then the NonAdminBackup); a Velero Backup that disappears.
 . "$(dirname "$0")/../lib.sh"
-e2e_start
+e2e_start current
 apply_upstream_crds tests/fixtures/velero-1.18.1 tests/fixtures/oadp-non-admin-4e22229
 e2e_require_users controller
 OADP=openshift-adp

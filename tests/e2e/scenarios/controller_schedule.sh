@@ -7,7 +7,7 @@
 # Backups; and the role refuses what the controller never does. A stand-in for Velero marks Backups
 # Completed (except those labelled hold=true).
 . "$(dirname "$0")/../lib.sh"
-e2e_start
+e2e_start current
 apply_crds
 e2e_require_users controller nobody
 NS=$(e2e_namespace velero)

@@ -28,7 +28,7 @@ SCALE_N=${CW_DEPLOY_VOLUMES:-2000}
 NS=longhorn-system # the namespace the shipped manifests name
 CW_NS=cronwarden
 
-e2e_start
+e2e_start current
 e2e_require_users migrator webhook controller auditor nobody
 
 # ---- helpers ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ command -v podman >/dev/null && command -v mmdebstrap >/dev/null ||
   e2e_skip "podman or mmdebstrap is not installed (scripts/test installs both)"
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/cronwarden/image
 mkdir -p "$CACHE"
-e2e_start
+e2e_start current
 apply_crds
 NS=$(e2e_namespace longhorn-system)
 

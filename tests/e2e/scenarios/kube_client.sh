@@ -24,7 +24,7 @@ if [ -z "$DRIVER" ]; then
 fi
 [ -x "$DRIVER" ] || e2e_fail "CW_KUBE_DRIVER is not set and no build*/tests/unit/cw_kube_e2e_driver exists"
 
-e2e_start
+e2e_start current
 NS=$(e2e_namespace cw-kube)
 WORK=$CW_E2E_DIR/kube-client
 mkdir -p "$WORK"

@@ -21,7 +21,7 @@
 . "$(dirname "$0")/../lib.sh"
 CW_E2E_POLL=${CW_E2E_POLL:-0.2} # eleven controllers come and go: look often
 
-e2e_start
+e2e_start 1.20   # Longhorn 1.1 -> 1.2 and 1.2/1.3 clusters ran on Kubernetes <= 1.2x (tests/README.md)
 NS=longhorn-system
 kc create namespace "$NS" >/dev/null || e2e_fail "cannot create namespace $NS"
 

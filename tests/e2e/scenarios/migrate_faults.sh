@@ -10,7 +10,7 @@
   e2e_skip "needs CW_BENCH_MIGRATE_ONLINE (the seeding tool, set by ctest)"
 N=${CW_FAULT_VOLUMES:-5000}
 RATE=${CW_FAULT_RATE:-0.10}
-e2e_start
+e2e_start 1.20   # Longhorn 1.1 -> 1.2 and 1.2/1.3 clusters ran on Kubernetes <= 1.2x (tests/README.md)
 apply_crds
 NS=$(e2e_namespace longhorn-system)
 

@@ -7,7 +7,7 @@
 # in v1beta1 only, spec.name pruned); on an existing cluster (CW_E2E_EXTERNAL=1), on its own.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../migrate_lib.sh"
-e2e_start
+e2e_start 1.20   # Longhorn 1.1 -> 1.2 and 1.2/1.3 clusters ran on Kubernetes <= 1.2x (tests/README.md)
 if [ "${CW_E2E_EXTERNAL:-0}" = 1 ]; then apply_crds; else lh_apply_crds 1.2.6; fi
 NS=$(e2e_namespace longhorn-system)
 

@@ -4,7 +4,7 @@
 # and an expired LIST continue token (etcd compacted between pages) restarts the gathering.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../migrate_lib.sh"
-e2e_start
+e2e_start 1.20   # Longhorn 1.1 -> 1.2 and 1.2/1.3 clusters ran on Kubernetes <= 1.2x (tests/README.md)
 apply_crds
 NS=$(e2e_namespace longhorn-system)
 

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 FIX=$CW_SOURCE_DIR/tests/e2e/fixtures
-e2e_start
+e2e_start current
 
 e2e_step "the binary under test runs"
 assert_ok cw version

@@ -20,7 +20,7 @@
 . "$(dirname "$0")/../prometheus.sh"
 # no CronJob or Job controller: the runs are the ones this test writes
 export CRONWARDEN_E2E_CONTROLLERS=garbagecollector,namespace,serviceaccount-token
-e2e_start
+e2e_start current
 # Prometheus scrapes the controller's fixed port from now on (the controller starts at the end):
 # its start and first scrapes (about 5 s) overlap the rest of the scenario.
 cwc_take_port CTL_PORT || e2e_fail "no free port for the controller's metrics"

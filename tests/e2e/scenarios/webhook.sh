@@ -12,7 +12,7 @@
 #  - /metrics counts what the apiserver sent; SIGTERM drains and exits 0.
 . "$(dirname "$0")/../lib.sh"
 
-e2e_start
+e2e_start current
 apply_crds
 NS_LH=$(e2e_namespace longhorn-system)
 NS_V=$(e2e_namespace velero)

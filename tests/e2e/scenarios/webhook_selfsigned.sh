@@ -9,7 +9,7 @@
 #  - SIGTERM stops both with status 0.
 . "$(dirname "$0")/../lib.sh"
 
-e2e_start
+e2e_start current
 apply_crds
 NS_LH=$(e2e_namespace longhorn-system)
 NS_CW=$(e2e_namespace cw-system)
