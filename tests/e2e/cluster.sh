@@ -278,7 +278,10 @@ cwc_up() {
   } > "$dir/pki/tokens.csv"
   chmod 600 "$dir/pki/tokens.csv"
 
-  local attempt etcd_port peer_port api_port kcm_port api started=0
+  local attempt etcd_port peer_port api_port kcm_port api started=0 newer=()
+  # Newer apiservers refuse a loopback advertise address for the endpoint reconciler (the
+  # `kubernetes` Service's endpoints): nothing here reaches the apiserver through that Service.
+  [ "$k8s" = 1.20 ] || newer=(--endpoint-reconciler-type=none)
   for attempt in 1 2 3; do
     CWC_PORTS_TAKEN=""
     cwc_take_port etcd_port && cwc_take_port peer_port && cwc_take_port api_port &&
@@ -304,7 +307,7 @@ cwc_up() {
       --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
       --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
       --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.96.0.0/16 \
-      --cert-dir="$dir/data/apiserver-certs" --profiling=false
+      --cert-dir="$dir/data/apiserver-certs" --profiling=false "${newer[@]}"
     if cwc_wait_for "${CRONWARDEN_E2E_START_TIMEOUT:-90}" "kube-apiserver /readyz on :$api_port" kube-apiserver "$dir" \
          curl -fsS --max-time 5 --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $admin_token" "$api/readyz"; then
       started=1; break

@@ -358,14 +358,23 @@ lh_crd_doc() {
 
 # lh_apply_crds VERSION: Longhorn VERSION's own CRDs replace the cluster's five longhorn.io CRDs
 # (deleted first, with every object of theirs), then wait until Established and discovered.
-# Created with --validate=false: kubectl 1.20 does not know x-kubernetes-validations (CEL, in
-# 1.11+'s Volume schema), which the 1.20 apiserver then drops. Volumes of 1.3-1.9 declare a
+# On the current Kubernetes they are applied as users apply them: `kubectl apply
+# --validate=strict`, and kubectl must print nothing on stderr (no warning); 1.11+'s CEL rules are
+# then enforced. On 1.20 they are created with --validate=false: kubectl 1.20 does not know
+# x-kubernetes-validations (CEL), which the 1.20 apiserver drops. Volumes of 1.3-1.9 declare a
 # conversion webhook (a Service of Longhorn's that the harness does not run): use their storage
 # version, longhorn.io/v1beta2, so that the apiserver never calls it. Not on an existing cluster.
 lh_apply_crds() {
   [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_skip "lh_apply_crds replaces the cluster's longhorn.io CRDs"
   assert_ok kc delete crd "${LH_CRDS[@]}" --ignore-not-found --wait=true
-  lh_crds_render "$1" | kc create --validate=false -f - >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
+  if [ "$CW_E2E_K8S" = 1.20 ]; then
+    lh_crds_render "$1" | kc create --validate=false -f - >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
+  else
+    local err
+    err=$(lh_crds_render "$1" | kc apply --validate=strict -f - 2>&1 >/dev/null) ||
+      e2e_fail "Longhorn $1's CRDs were refused: $err"
+    [ -z "$err" ] || e2e_fail "kubectl apply --validate=strict of Longhorn $1's CRDs printed: $err"
+  fi
   assert_ok kc wait --for condition=established --timeout=60s "${LH_CRDS[@]/#/crd/}"
   local n
   for n in "${LH_CRDS[@]}"; do
@@ -383,10 +392,12 @@ lh_manager() {
 
 # lh_like_fixture VERSION NAMESPACE NAME: CronJob NAMESPACE/NAME is what Longhorn VERSION's manager
 # writes (tests/fixtures/longhorn-VERSION/cronjob-NAME.json): the last-applied annotation byte for
-# byte, the labels, the owner, and the spec less what the 1.20 apiserver fills in (the objects are
-# batch/v1beta1 on Kubernetes 1.20 whatever the release writes; 1.20 defaults
-# failedJobsHistoryLimit, which 1.2 and 1.3 leave out; creationTimestamp, printed as null by 1.20
-# where 1.10+'s libraries leave it out).
+# byte, the labels, the owner, and the spec less what the apiserver fills in. The object is read in
+# the version the server prefers: batch/v1 on the current Kubernetes, as Longhorn 1.4+ writes it;
+# batch/v1beta1 on 1.20, whatever the release writes. The apiserver's defaults: the pod template's
+# (dnsPolicy, schedulerName, ...), suspend, and the history limits a release leaves out (1.2 and
+# 1.3 leave failedJobsHistoryLimit out); creationTimestamp, printed as null by 1.20 where 1.10+'s
+# libraries leave it out.
 LH_ANN='.metadata.annotations["longhorn.io/last-applied-cronjob-spec"]'
 lh_like_fixture() {
   local f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/cronjob-$3.json got
@@ -397,13 +408,18 @@ lh_like_fixture() {
     .jobTemplate.spec.template.spec.serviceAccount, .jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion)
     | del(.. | .creationTimestamp?)'
   [ -f "$f" ] || e2e_fail "no fixture $f"
-  got=$(kc get cronjobs.v1beta1.batch -n "$2" "$3" -o json) || e2e_fail "no CronJob $2/$3"
+  got=$(kc get cronjobs.batch -n "$2" "$3" -o json) || e2e_fail "no CronJob $2/$3"
+  if [ "$CW_E2E_K8S" = current ]; then
+    assert_eq "$(jq -r .apiVersion <<<"$got")" batch/v1 "Longhorn $1, $3: stored and served as"
+    assert_eq "$(jq -r .apiVersion "$f")" batch/v1 "Longhorn $1, $3: the release writes"
+  fi
   assert_eq "$(jq -r "$LH_ANN" <<<"$got")" "$(jq -r "$LH_ANN" "$f")" "Longhorn $1, $3: last-applied annotation"
   assert_eq "$(jq -cS .metadata.labels <<<"$got")" "$(jq -cS .metadata.labels "$f")" "Longhorn $1, $3: labels"
   assert_eq "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' <<<"$got")" \
     "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' "$f")" "Longhorn $1, $3: owner"
   assert_eq "$(jq -cS --argjson f "$(jq .spec "$f")" \
-      "$spec"' | if $f | has("failedJobsHistoryLimit") then . else del(.failedJobsHistoryLimit) end' <<<"$got")" \
+      "$spec"' | reduce ("failedJobsHistoryLimit", "successfulJobsHistoryLimit") as $k (.;
+        if $f | has($k) then . else del(.[$k]) end)' <<<"$got")" \
     "$(jq -cS "$spec" "$f")" "Longhorn $1, $3: spec (less the apiserver's defaults)"
 }
 

@@ -28,7 +28,7 @@ SCALE_N=${CW_DEPLOY_VOLUMES:-2000}
 NS=longhorn-system # the namespace the shipped manifests name
 CW_NS=cronwarden
 
-e2e_start current
+e2e_start 1.20   # deploy/kube-1.20 and the upgrade Job, where the Longhorn 1.1 -> 1.2 upgrade runs; current: manifests.sh, helm.sh
 e2e_require_users migrator webhook controller auditor nobody
 
 # ---- helpers ---------------------------------------------------------------------------------

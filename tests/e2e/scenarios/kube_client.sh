@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kube against a real kube-apiserver 1.20 (driver: tests/e2e/kubeclient-driver.c).
+# kube against a real kube-apiserver (the current Kubernetes) (driver: tests/e2e/kubeclient-driver.c).
 #  - kubeconfig with a CA file + token, with CA data + token, with client certificates (data and
 #    relative files), a $KUBECONFIG list merged with --context, tls-server-name, and in-cluster
 #    configuration whose token file rotates (401 -> re-read -> retry once);

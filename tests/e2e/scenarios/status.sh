@@ -48,7 +48,7 @@ status_of() {
     e2e_fail "could not write the status of $path"
 }
 JOB_NS=longhorn-system BACKUP_NS=velero # where job() and backup() write
-CRONJOBS=/apis/batch/v1beta1/namespaces/longhorn-system/cronjobs
+CRONJOBS=/apis/batch/v1/namespaces/longhorn-system/cronjobs
 # job CRONJOB FIRE [STATUS_JSON]: the Job Kubernetes 1.21+ makes for that fire time (name in
 # minutes), in JOB_NS
 job() { cronjob_job "$JOB_NS" "$1" "$1-$(($2 / 60))" "${3:-}"; }
@@ -64,7 +64,7 @@ cronjob() {
   local hist=""
   [ -z "${5:-}" ] || hist="successfulJobsHistoryLimit: $5, failedJobsHistoryLimit: $5, "
   assert_ok kc apply -f - <<YAML
-apiVersion: batch/v1beta1
+apiVersion: batch/v1
 kind: CronJob
 metadata:
   name: $2
@@ -88,7 +88,7 @@ metadata:
   namespace: $ns
   annotations: $ann
   labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$ns" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
+  ownerReferences: [{apiVersion: batch/v1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$ns" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
 spec:
   backoffLimit: 3
   template:
@@ -483,7 +483,7 @@ prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspende
 FIRED_S=$(date +%s)
 assert_eq 1 "$(prom_value "cronwarden_schedule_missed_runs_total{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "PFIRE missed, once"
 assert_eq "$PFIRE" "$(prom_value "cronwarden_schedule_last_missed_timestamp_seconds{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "the fire time missed"
-assert_ok kc patch cronjobs.v1beta1.batch -n "$PL" snap-suspended --type merge -p '{"spec":{"suspend":false}}'
+assert_ok kc patch cronjobs.batch -n "$PL" snap-suspended --type merge -p '{"spec":{"suspend":false}}'
 NOW_S=$(date +%s)
 manual_job snap-suspended snap-suspended-1 "$(done_status "$NOW_S" "$NOW_S")"
 [ $((NOW_S - FIRED_S)) -lt 60 ] || e2e_fail "the success came $((NOW_S - FIRED_S)) s after the alert fired, not within its minute"
