@@ -15,7 +15,7 @@
 # After `up`, `. DIR/env` gives KUBECONFIG, CW_KUBECTL, CW_E2E_API_URL, CW_E2E_CA, tokens...
 # DIR/kubeconfig is the admin (system:masters); DIR/kubeconfig-<user> exist for the extra users
 # (CRONWARDEN_E2E_USERS, default "migrator webhook controller nobody": no groups, no rights until a
-# test binds some). CRONWARDEN_E2E_KUBECONFIG=<file> points at an existing cluster instead: `up`
+# test binds some). CRONWARDEN_E2E_APISERVER_ARGS adds kube-apiserver flags (word-split). CRONWARDEN_E2E_KUBECONFIG=<file> points at an existing cluster instead: `up`
 # then only writes DIR/env for it and `down` leaves that cluster alone.
 #
 # The e2e helpers (lib.sh) source this file and call cwc_up/cwc_down directly so the daemons are
@@ -307,7 +307,8 @@ cwc_up() {
       --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
       --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
       --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.96.0.0/16 \
-      --cert-dir="$dir/data/apiserver-certs" --profiling=false "${newer[@]}"
+      --cert-dir="$dir/data/apiserver-certs" --profiling=false "${newer[@]}" \
+      ${CRONWARDEN_E2E_APISERVER_ARGS:-}
     if cwc_wait_for "${CRONWARDEN_E2E_START_TIMEOUT:-90}" "kube-apiserver /readyz on :$api_port" kube-apiserver "$dir" \
          curl -fsS --max-time 5 --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $admin_token" "$api/readyz"; then
       started=1; break

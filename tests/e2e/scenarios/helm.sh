@@ -23,7 +23,7 @@
 # post-renderer changes exactly those fields; the test checks that too.
 . "$(dirname "$0")/../lib.sh"
 
-[ -n "${CW_HELM:-}" ] || e2e_skip "needs helm: CW_HELM=\$(tests/k8s/build.sh helm)/helm"
+: "${CW_HELM:=$("$CW_SOURCE_DIR/tests/k8s/build.sh" helm)/helm}" # built once, cached
 [ -x "$CW_HELM" ] || e2e_fail "CW_HELM=$CW_HELM is not an executable"
 [ -z "${CRONWARDEN_E2E_KUBECONFIG:-}" ] ||
   e2e_skip "installs cronwarden cluster-wide (webhook configurations with failurePolicy Fail); harness cluster only"

@@ -188,6 +188,28 @@ e2e_step "CronJobs are batch/v1 only on the current Kubernetes (batch/v1beta1 le
 assert_json "$(kc get --raw /apis/batch/v1)" '[.resources[].name] | index("cronjobs") != null' true "batch/v1 cronjobs"
 assert_eq "$(kc api-versions | grep -cx batch/v1beta1)" 0 "batch/v1beta1 served"
 
+if [ -n "${CW_E2E_ETCD_URL:-}" ]; then
+  e2e_step "a continue token survives an etcd compaction (Kubernetes 1.34+: pages from the watch cache's snapshot)"
+  # On 1.20 (and with ListFromCacheSnapshot off: e2e/kube_client) the next page is 410 Expired.
+  for i in 1 2 3; do kc create configmap -n "$NS_LH" "page-$i" >/dev/null || e2e_fail "configmap page-$i"; done
+  page1=$(kc get --raw "/api/v1/namespaces/$NS_LH/configmaps?limit=1&labelSelector=" )
+  token=$(jq -r .metadata.continue <<<"$page1")
+  [ -n "$token" ] && [ "$token" != null ] || e2e_fail "no continue token: $page1"
+  kc create configmap -n "$NS_LH" page-4 >/dev/null
+  rev=$(curl -fsS "$CW_E2E_ETCD_URL/v3/kv/range" -d '{"key":"AA=="}' | jq -r .header.revision)
+  assert_ok curl -fsS "$CW_E2E_ETCD_URL/v3/kv/compaction" -d "{\"revision\":\"$rev\",\"physical\":true}"
+  rest=$(kc get --raw "/api/v1/namespaces/$NS_LH/configmaps?limit=100&continue=$token") ||
+    e2e_fail "the next page after the compaction was refused"
+  assert_eq "$(jq '.items | length' <<<"$rest")" "$(( $(kc get configmaps -n "$NS_LH" -o name | wc -l) - 2 ))" \
+    "the rest of the list from the first page's snapshot (not page-4, made after it)"
+fi
+
+e2e_step "API Priority and Fairness (flowcontrol.apiserver.k8s.io/v1) found: no client-side rate limit"
+assert_json "$(kc get --raw /apis/flowcontrol.apiserver.k8s.io)" .preferredVersion.version v1 "APF's served version"
+# cronwarden's client takes the APF headers of the first answer (docs/kube-client.md).
+E2E_OUT=$(cw migrate --dry-run=client --namespace "$NS_LH" --log-level info -o json 2>&1 >/dev/null) || true
+assert_contains "$E2E_OUT" 'msg="client-side rate limit" qps=0 burst=0 apf=true'
+
 e2e_step "foreground deletion of a CronJob with a dependent Job completes (garbage collector)"
 cat > "$CW_E2E_DIR/cronjob.yaml" <<EOF
 apiVersion: batch/v1
