@@ -53,10 +53,15 @@ CRONJOBS=/apis/batch/v1/namespaces/longhorn-system/cronjobs
 # minutes), in JOB_NS
 job() { cronjob_job "$JOB_NS" "$1" "$1-$(($2 / 60))" "${3:-}"; }
 done_status() { # START END
-  echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+  # As the Job controller of Kubernetes 1.31+ writes it: SuccessCriteriaMet before Complete (the
+  # apiserver refuses Complete=True without it: "cannot set Complete=True condition without the
+  # SuccessCriteriaMet=true condition"; 1.20 had neither rule nor condition).
+  echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"SuccessCriteriaMet\",\"status\":\"True\",\"reason\":\"CompletionsReached\",\"message\":\"Reached expected number of succeeded pods\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"},{\"type\":\"Complete\",\"status\":\"True\",\"reason\":\"CompletionsReached\",\"message\":\"Reached expected number of succeeded pods\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
 }
 failed_status() { # START END
-  echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+  # FailureTarget before Failed, as for Complete above ("cannot set Failed=True condition without
+  # the FailureTarget=true condition").
+  echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"FailureTarget\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"},{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
 }
 # cronjob NS NAME SCHEDULE SUSPEND [HISTORY]: the CronJob Longhorn makes for RecurringJob NAME
 # (Forbid, its labels); HISTORY sets both Jobs history limits (else Kubernetes' defaults)
