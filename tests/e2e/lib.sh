@@ -452,6 +452,22 @@ EOF
   done
 }
 
+# e2e_schedule_skip_run NS INCLUDED: a Velero Schedule e2e-skip in NS (@every 5s, skipImmediately,
+# backing up namespace INCLUDED), then waits until a schedule reconciler consumed skipImmediately
+# (status.lastSkipped) and submitted a Backup of it: the proof that a deployed controller acts.
+e2e_schedule_skip_run() {
+  assert_ok kc create -f - <<EOF
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: e2e-skip, namespace: $1}
+spec: {schedule: "@every 5s", skipImmediately: true, template: {includedNamespaces: ["$2"]}}
+EOF
+  wait_for 30 "skipImmediately consumed" eval "kc get schedules.velero.io -n '$1' e2e-skip -o json |
+    jq -e '.spec.skipImmediately == false and .status.lastSkipped != null' >/dev/null"
+  wait_for 30 "a Backup of e2e-skip" eval "kc get backups.velero.io -n '$1' -l velero.io/schedule-name=e2e-skip -o json |
+    jq -e '.items | length > 0' >/dev/null"
+}
+
 # e2e_namespace NAME: create a namespace for the scenario. On an existing cluster the name gets a
 # random suffix and the namespace is deleted at the end; prints the name.
 e2e_namespace() {

@@ -549,16 +549,7 @@ wait_for 30 "controller /readyz" curl -fsS "http://127.0.0.1:$CTL_PORT/readyz"
 lease_holder() { kc get lease -n "$CW_NS" cronwarden-controller -o jsonpath='{.spec.holderIdentity}'; }
 leads() { case $(lease_holder) in cronwarden-controller-e2e_*) ;; *) return 1 ;; esac; }
 wait_for 30 "the controller to take the Lease in $CW_NS" leads
-created -f - <<EOF
-apiVersion: velero.io/v1
-kind: Schedule
-metadata: {name: e2e-skip, namespace: $VELERO}
-spec: {schedule: "@every 5s", skipImmediately: true, template: {includedNamespaces: ["shop"]}}
-EOF
-skipped() { kc get schedules.velero.io -n "$VELERO" e2e-skip -o json | jq -e '.spec.skipImmediately == false and .status.lastSkipped != null' >/dev/null; }
-wait_for 30 "skipImmediately consumed" skipped
-backup_made() { kc get backups.velero.io -n "$VELERO" -l velero.io/schedule-name=e2e-skip -o json | jq -e '.items | length > 0' >/dev/null; }
-wait_for 30 "a Backup of e2e-skip" backup_made
+e2e_schedule_skip_run "$VELERO" shop
 assert_contains "$(curl -fsS "http://127.0.0.1:$CTL_PORT/metrics")" "cronwarden_controller_leader 1"
 # Its Schedule write went through the webhook like any other.
 assert_contains "$(cat "$CW_E2E_DIR/logs/webhook.log")" "kind=velero.io/v1/Schedule namespace=$VELERO name=e2e-skip operation=UPDATE dry_run=false allowed=true"

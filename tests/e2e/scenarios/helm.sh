@@ -248,16 +248,7 @@ e2e_step "controller (schedule): leads, consumes skipImmediately, submits a Back
 run_controller controller
 leads() { case $(lease_holder) in controller_*) ;; *) return 1 ;; esac; }
 wait_for 30 "the controller to take the Lease in $CW_NS" leads
-assert_ok kc create -f - <<EOF
-apiVersion: velero.io/v1
-kind: Schedule
-metadata: {name: e2e-skip, namespace: $VELERO}
-spec: {schedule: "@every 5s", skipImmediately: true, template: {includedNamespaces: ["default"]}}
-EOF
-skipped() { kc get schedules.velero.io -n "$VELERO" e2e-skip -o json | jq -e '.spec.skipImmediately == false and .status.lastSkipped != null' >/dev/null; }
-wait_for 30 "skipImmediately consumed" skipped
-backup_made() { kc get backups.velero.io -n "$VELERO" -l velero.io/schedule-name=e2e-skip -o json | jq -e '.items | length > 0' >/dev/null; }
-wait_for 30 "a Backup of e2e-skip" backup_made
+e2e_schedule_skip_run "$VELERO" default
 assert_contains "$(cat "$(log_of webhook)")" "kind=velero.io/v1/Schedule namespace=$VELERO name=e2e-skip operation=UPDATE dry_run=false allowed=true"
 stop_controller controller
 assert_eq "" "$(lease_holder)" "Lease holder after a clean stop"

@@ -20,44 +20,7 @@ e2e_start current
 NS=longhorn-system
 kc create namespace "$NS" >/dev/null || e2e_fail "cannot create namespace $NS"
 
-# rj VERSION NAME [SPEC-NAME]: a RecurringJob in longhorn.io/VERSION, with spec.name when given.
-rj() {
-  jq -n --arg v "$1" --arg n "$2" --arg ns "$NS" --arg sn "${3:-}" \
-    '{apiVersion: "longhorn.io/\($v)", kind: "RecurringJob", metadata: {name: $n, namespace: $ns},
-      spec: ({task: "snapshot", cron: "0 1 * * *", retain: 2, concurrency: 1, groups: [], labels: {}}
-             + (if $sn == "" then {} else {name: $sn} end))}'
-}
-spec_name() { kc get "recurringjobs.$1.longhorn.io" -n "$NS" "$2" -o json | jq -c '.spec.name'; }
-
-FIXED=(backup-7-7bc5443b-4fc79c10 snapshot-4-0520073e-8a390c6d) # the fixtures' two jobs
-fixture_jobs() {
-  kc apply --validate=strict -n "$NS" -f - >/dev/null <<EOF || e2e_fail "the fixtures' RecurringJobs were refused"
-apiVersion: longhorn.io/v1beta2
-kind: RecurringJob
-metadata: {name: ${FIXED[0]}}
-spec: {task: backup, cron: "0 2 * * *", retain: 7, concurrency: 10, groups: [], labels: {}}
----
-apiVersion: longhorn.io/v1beta2
-kind: RecurringJob
-metadata: {name: ${FIXED[1]}}
-spec: {task: snapshot, cron: "0 */6 * * *", retain: 4, concurrency: 10, groups: [], labels: {}}
-EOF
-}
-ctl() { # ctl NAME ARGS...: cronwarden's Longhorn reconcilers, alone (no election), in the background
-  local name=$1; shift
-  e2e_bg "$name" "$CW_BINARY" controller --controllers recurringjob,volume --leader-elect=false \
-    --metrics-listen 127.0.0.1:0 "$@"
-  wait_for 10 "$name's metrics port" port_of "$name"
-}
-cj() { kc get cronjobs.batch -n "$NS" "$1" -o json; }
-has_cj() { cj "$1" >/dev/null 2>&1; }
-no_cj() { ! has_cj "$1"; }
-like_fixture() {
-  local j
-  for j in "${FIXED[@]}"; do lh_like_fixture "$1" "$NS" "$j" "$(image_of "$1")"; done
-}
-info() { metric_sum "$1" cronwarden_controller_longhorn_version_info "version=\"$2\",minor=\"$3\",source=\"$4\""; }
-standing() { metric_sum "$1" cronwarden_controller_standing_down "controller=\"$2\",reason=\"$3\""; }
+. "$(dirname "$0")/../longhorn_releases.sh" # rj, fixture_jobs, ctl, cj, like_fixture, info, standing
 # The image each release's DaemonSet runs: from 1.10.2 Longhorn's chart and manifest write the
 # registry (docker.io/longhornio/...); before, the Docker Hub short form.
 image_of() {
@@ -101,10 +64,10 @@ EOF
   image=$(image_of "$v")
   e2e_step "Longhorn $v: a longhorn-manager DaemonSet running $image, the controller writes its manager's CronJobs"
   lh_manager "$image"
-  fixture_jobs
+  fixture_jobs v1beta2
   ctl "ctl-$v"
   for j in "${FIXED[@]}"; do wait_for 20 "Longhorn $v's CronJob $j" has_cj "$j"; done
-  like_fixture "$v"
+  like_fixture "$v" "$image"
   assert_eq "$(info "ctl-$v" "v$v" "$minor" daemonset)" 1 "longhorn_version_info of $v"
   grep -qF "msg=\"recurringjob: writing as Longhorn $v's manager does (the longhorn-manager image $image is Longhorn $minor, from the daemonset)\"" \
     "$(log_of "ctl-$v")" || e2e_fail "no 'writing as Longhorn $v' line in $(log_of "ctl-$v")"
@@ -168,7 +131,7 @@ EOF
     lh_manager "$image"
     wait_for 10 "writing again" eval '[ "$(standing "ctl-$v" recurringjob unsupported-version)" = 0 ]'
     for j in "${FIXED[1]}" while-unknown; do wait_for 20 "$j's CronJob, written again" has_cj "$j"; done
-    like_fixture "$v"
+    like_fixture "$v" "$image"
   fi
   e2e_stop "ctl-$v"
   assert_ok kc delete cronjobs.batch -n "$NS" --all

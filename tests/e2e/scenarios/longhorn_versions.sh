@@ -24,51 +24,11 @@ e2e_start 1.20   # Longhorn 1.1 -> 1.2 and 1.2/1.3 clusters ran on Kubernetes <=
 NS=longhorn-system
 kc create namespace "$NS" >/dev/null || e2e_fail "cannot create namespace $NS"
 
-# rj VERSION NAME [SPEC-NAME]: a RecurringJob in longhorn.io/VERSION, with spec.name when given.
-rj() {
-  jq -n --arg v "$1" --arg n "$2" --arg ns "$NS" --arg sn "${3:-}" \
-    '{apiVersion: "longhorn.io/\($v)", kind: "RecurringJob", metadata: {name: $n, namespace: $ns},
-      spec: ({task: "snapshot", cron: "0 1 * * *", retain: 2, concurrency: 1, groups: [], labels: {}}
-             + (if $sn == "" then {} else {name: $sn} end))}'
-}
+. "$(dirname "$0")/../longhorn_releases.sh" # rj, fixture_jobs, ctl, cj, like_fixture, info, standing
 vol() { # vol NAME JOBS-JSON: a longhorn.io/v1beta1 Volume with legacy jobs
   echo '{"apiVersion": "longhorn.io/v1beta1", "kind": "Volume", "metadata": {"name": "'"$1"'", "namespace": "'"$NS"'"},
   "spec": {"size": "1073741824", "numberOfReplicas": 3, "recurringJobs": '"$2"'}}'
 }
-spec_name() { kc get "recurringjobs.$1.longhorn.io" -n "$NS" "$2" -o json | jq -c '.spec.name'; }
-
-# ---- the controller, per release ----
-FIXED=(backup-7-7bc5443b-4fc79c10 snapshot-4-0520073e-8a390c6d) # the fixtures' two jobs
-fixture_jobs() { # fixture_jobs API-VERSION: the RecurringJobs of tests/fixtures/longhorn-*/cronjob-*.json
-  kc apply -n "$NS" -f - >/dev/null <<EOF || e2e_fail "the fixtures' RecurringJobs were refused"
-apiVersion: longhorn.io/$1
-kind: RecurringJob
-metadata: {name: ${FIXED[0]}}
-spec: {task: backup, cron: "0 2 * * *", retain: 7, concurrency: 10, groups: [], labels: {}}
----
-apiVersion: longhorn.io/$1
-kind: RecurringJob
-metadata: {name: ${FIXED[1]}}
-spec: {task: snapshot, cron: "0 */6 * * *", retain: 4, concurrency: 10, groups: [], labels: {}}
-EOF
-}
-ctl() { # ctl NAME ARGS...: cronwarden's Longhorn reconcilers, alone (no election), in the background
-  local name=$1; shift
-  e2e_bg "$name" "$CW_BINARY" controller --controllers recurringjob,volume --leader-elect=false \
-    --metrics-listen 127.0.0.1:0 "$@"
-  wait_for 10 "$name's metrics port" port_of "$name"
-}
-cj() { kc get cronjobs.v1beta1.batch -n "$NS" "$1" -o json; }
-has_cj() { cj "$1" >/dev/null 2>&1; }
-no_cj() { ! has_cj "$1"; }
-# like_fixture VERSION: the CronJobs of the fixtures' two jobs are what tests/fixtures/longhorn-VERSION/
-# holds (lh_like_fixture, tests/e2e/lib.sh).
-like_fixture() {
-  local j
-  for j in "${FIXED[@]}"; do lh_like_fixture "$1" "$NS" "$j"; done
-}
-info() { metric_sum "$1" cronwarden_controller_longhorn_version_info "version=\"$2\",minor=\"$3\",source=\"$4\""; }
-standing() { metric_sum "$1" cronwarden_controller_standing_down "controller=\"$2\",reason=\"$3\""; }
 
 for v in 1.3.3 1.2.6; do
   e2e_step "Longhorn $v's CRDs: created, Established, and what happens to spec.name"
