@@ -297,9 +297,13 @@ cwc_up() {
       fi
       cwc_tail_log "$dir/logs/etcd.log"; cwc_down "$dir"; return 1
     fi
+    # The current apiserver refuses a loopback advertise address with an endpoint reconciler
+    # ("may not be in the loopback range"); nothing here needs the kubernetes Service's endpoints.
+    local reconciler=()
+    [ "$k8s" = 1.20 ] || reconciler=(--endpoint-reconciler-type=none)
     cwc_spawn "$dir" kube-apiserver "$bin/kube-apiserver" \
       --etcd-servers="http://127.0.0.1:$etcd_port" --bind-address=127.0.0.1 --secure-port="$api_port" \
-      --advertise-address=127.0.0.1 --tls-cert-file="$dir/pki/apiserver.crt" \
+      --advertise-address=127.0.0.1 "${reconciler[@]}" --tls-cert-file="$dir/pki/apiserver.crt" \
       --tls-private-key-file="$dir/pki/apiserver.key" --client-ca-file="$dir/pki/ca.crt" \
       --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
       --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
