@@ -95,6 +95,8 @@ assert_fails --match 'no matches for kind "CronJob" in version "batch/v1beta1"' 
 e2e_step "deploy/base: namespace first (as documented), then server dry run, apply, apply again"
 strict deploy/base/namespace.yaml -f "$D/base/namespace.yaml"
 strict_twice deploy/base -k "$D/base"
+assert_contains "$E2E_OUT" 'poddisruptionbudget.policy/cronwarden-webhook configured' "the second apply's report"
+e2e_log "1.37: kubectl reports the policy/v1 PodDisruptionBudget 'configured' on every apply (its selector is patched by replacement); no resourceVersion moves"
 BASE=$(built base)
 e2e_log "1.37: kubectl's kustomize (v5) warns about bases/patchesJson6902/patchesStrategicMerge; deploy/ uses resources/patches only"
 
