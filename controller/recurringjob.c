@@ -374,6 +374,10 @@ static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *pro
     cw_policy_config policy = *cfg->policy;
     if (cfg->profile)
         policy.longhorn_minor = cfg->profile->minor;
+    /* Longhorn's controller copies spec.cron into the CronJob as it is, a TZ=/CRON_TZ= prefix
+     * too (newCronJob; its validator is its webhook's): so does cronwarden, and the API server
+     * says whether Kubernetes takes it (a 422 is reported: recurringjob_apply.c). */
+    policy.cron_zone_ok = 1;
     cw_decision_init(&d);
     int rc = cw_recurringjob_validate(&policy, CW_OP_CREATE, NULL, rj, &d, err);
     for (size_t i = 0; rc == CW_OK && i < d.problems.len; i++)

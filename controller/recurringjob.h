@@ -11,6 +11,8 @@
  *
  *   RecurringJob invalid by the policy, or its  -> nothing written (an existing CronJob keeps its
  *   task unknown to that Longhorn minor            last good schedule); a Warning Event
+ *     (a TZ=/CRON_TZ= prefix in spec.cron is not: Longhorn's controller copies the cron as it is,
+ *     and so does this one; a CronJob the API server refuses is reported by the apply side)
  *   no CronJob labelled for it                  -> create
  *   its CronJob's annotation differs            -> update (spec, annotation, labels, owner)
  *   its CronJob's annotation is the desired one -> nothing (extra fields are not fought over)

@@ -250,6 +250,40 @@ static int create_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *
     return cw_error_set(err, CW_EHTTP, "%s", msg);
 }
 
+/* The API server's own words in a kube/ error message: what follows the status line. */
+static const char *status_text(const char *message)
+{
+    static const char line[] = ": 422 Unprocessable Entity: ";
+    const char *p = strstr(message, line);
+    return p ? p + sizeof(line) - 1 : message;
+}
+
+/* The API server refused the CronJob (422): the same CronJob would be refused again, so it is
+ * not retried with backoff; it is written again when the job, a Setting or the DaemonSet
+ * changes, and at every resync. Said on the RecurringJob once per message (a Warning Event
+ * CronJobRefused), logged every time, counted as writes_total{result="invalid"} by the shell.
+ * A schedule that holds TZ is what Kubernetes 1.29 and later refuse to create (docs/compat.md):
+ * the Event says so. */
+static void refused(cw_shell *s, json_object *rj, const char *ns, const char *name,
+                    const char *verb, json_object *want, const cw_error *err)
+{
+    const char *schedule = cw_json_path_string(want, "spec.schedule");
+    int tz = schedule && strstr(schedule, "TZ");
+    char msg[1400];
+    snprintf(msg, sizeof(msg),
+             "the API server refused to %s CronJob %s, so no CronJob runs this "
+             "job: %s%s",
+             verb, cw_json_path_string(want, "metadata.name"), status_text(err->message),
+             tz ? " (Kubernetes 1.29 and later refuse to create a CronJob whose schedule holds TZ "
+                  "or CRON_TZ, Longhorn's manager's as well: write spec.cron without the "
+                  "time zone prefix, in kube-controller-manager's time zone, usually UTC)"
+                : "");
+    cw_shell_event_once(s, rj, "Warning", "CronJobRefused", msg);
+    cw_log(CW_LOG_WARN, "the API server refused the CronJob; written again when the job changes",
+           CW_LS("namespace", ns), CW_LS("recurringjob", name), CW_LS("verb", verb),
+           CW_LS("schedule", schedule ? schedule : ""), CW_LS("error", err->message));
+}
+
 /* Extra CronJobs, and those of a job that is gone: deleted; a failure is logged, the next change
  * or resync tries again. */
 static void delete_extra(cw_shell *s, json_object *rj, const cw_kube_resource *r,
@@ -321,7 +355,13 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
         rc = a.outcome == CW_RJCTL_CREATE
                  ? create_cronjob(s, rj, &r, a.cronjob, err)
                  : update_cronjob(s, rj, &r, a.update_name, a.cronjob, &wrote, err);
-        if (rc == CW_OK && !wrote)
+        if (rc == CW_EHTTP && err->http_status == 422) {
+            refused(s, rj, ns, name, a.outcome == CW_RJCTL_CREATE ? "create" : "update", a.cronjob,
+                    err);
+            cw_error_init(err);
+            rc = CW_OK;
+            res->outcome = "refused";
+        } else if (rc == CW_OK && !wrote)
             res->outcome = cw_rjctl_outcome_name(CW_RJCTL_INSYNC); /* the cache was behind */
         else if (rc == CW_OK)
             cw_log(CW_LOG_INFO,

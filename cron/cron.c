@@ -350,6 +350,14 @@ done:
     return rc;
 }
 
+size_t cw_cron_zone_prefix(const char *spec)
+{
+    size_t n = spec ? strlen(spec) : 0;
+    if (!starts_with(spec, n, "TZ=") && !starts_with(spec, n, "CRON_TZ="))
+        return 0;
+    return index_of(spec, n, ' ');
+}
+
 int cw_cron_parse(const char *spec, cw_tzdb *db, cw_cron *out, cw_error *err)
 {
     return cw_cron_parsen(spec, strlen(spec), db, out, err);

@@ -27,6 +27,12 @@ int cw_cron_parse(const char *spec, cw_tzdb *db, cw_cron *out, cw_error *err) CW
 int cw_cron_parsen(const char *spec, size_t len, cw_tzdb *db, cw_cron *out,
                    cw_error *err) CW_MUST_CHECK;
 
+/* The length of a leading TZ=<zone> or CRON_TZ=<zone> prefix (up to the first ASCII space, or the
+ * whole spec when there is none), 0 when spec does not start with one. robfig/cron v3 reads it as
+ * the schedule's zone; robfig/cron v1, what Longhorn's validator (every minor) and Kubernetes'
+ * CronJob validation up to 1.21 parse with, has no prefix and refuses such a spec. */
+size_t cw_cron_zone_prefix(const char *spec);
+
 /* Next fire time strictly after `after` (unix seconds). Without a zone prefix the schedule is
  * evaluated at `caller_offset` (seconds east of UTC), as robfig uses the input time's zone.
  * Returns 1 and *next, or 0 when it does not fire: nothing within robfig's five-year horizon,

@@ -34,6 +34,11 @@ typedef struct cw_policy_config {
     /* The Longhorn minor the cluster runs (1.<longhorn_minor>): a RecurringJob task its manager
      * does not have is refused. 0: not known, every task of the newest Longhorn is accepted. */
     int longhorn_minor;
+    /* 1: a TZ=/CRON_TZ= prefix in a RecurringJob's cron is neither refused nor warned about (the
+     * controller: Longhorn's controller copies spec.cron into the CronJob as it is, and so does
+     * cronwarden's; whether Kubernetes takes it is the API server's to say). 0: the rule of
+     * docs/policy.md (refused when longhorn_minor >= 3, else a warning). */
+    int cron_zone_ok;
 } cw_policy_config;
 
 /* Sets the defaults above (default_group is copied: CW_ENOMEM possible). */

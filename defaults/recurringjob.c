@@ -206,6 +206,39 @@ static int check_cron(const cw_policy_config *cfg, const char *cron, const char 
     return CW_OK;
 }
 
+/* A TZ=/CRON_TZ= prefix: robfig/cron v3 (cron/) reads it, but Longhorn's validator parses with
+ * robfig/cron v1, which has none (datastore.ValidateRecurringJob, every minor), and Kubernetes
+ * refuses to create a CronJob whose schedule holds TZ from 1.29 (and up to 1.21, whose parser was
+ * v1 too): docs/compat.md. Refused when the cluster's Longhorn is known to have a webhook (1.3+);
+ * otherwise (1.2, or not known) `warning` gets the same text instead. */
+static int check_cron_zone(const cw_policy_config *cfg, const char *cron, const char *where,
+                           cw_strlist *problems, cw_strlist *warnings)
+{
+    size_t n = cw_cron_zone_prefix(cron);
+    if (!n || cfg->cron_zone_ok)
+        return CW_OK;
+    if (cfg->longhorn_minor >= 3)
+        return cw_policy_problem(
+            problems, where, "cron",
+            "\"%s\" starts with a time zone (%.*s), which Longhorn 1.%d refuses "
+            "(its cron parser, robfig/cron v1, has none); and Kubernetes 1.29 "
+            "and later refuse to create a CronJob whose schedule holds TZ: "
+            "write the time without the prefix, in kube-controller-manager's "
+            "time zone (usually UTC)",
+            cron, (int)n, cron, cfg->longhorn_minor);
+    if (!warnings)
+        return CW_OK;
+    return cw_policy_problem(
+        warnings, where, "cron",
+        "\"%s\" starts with a time zone (%.*s), which Longhorn 1.3 and later "
+        "refuse (their cron parser, robfig/cron v1, has none); and Kubernetes "
+        "1.29 and later (and 1.21 and earlier) refuse to create a CronJob whose "
+        "schedule holds TZ, so no CronJob may run this job: write the time "
+        "without the prefix, in kube-controller-manager's time zone (usually "
+        "UTC)",
+        cron, (int)n, cron);
+}
+
 /* A task the newest Longhorn has, and the cluster's minor too when it is known: Longhorn 1.2's
  * recurring-job command runs every task but "backup" as a snapshot, so a newer task there would
  * do the opposite of its name (from 1.3 the CRDs' enum refuses it first). */
@@ -332,9 +365,10 @@ static int check_spec_name(json_object *spec, const char *meta_name, const char 
                              name, meta_name);
 }
 
-int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
-                               json_object *spec, const char *meta_name, const char *where,
-                               cw_strlist *problems)
+/* cw_recurringjob_check_spec, with what is only a warning into `warnings` (NULL: dropped). */
+static int check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
+                      json_object *spec, const char *meta_name, const char *where,
+                      cw_strlist *problems, cw_strlist *warnings)
 {
     const char *task, *cron;
     json_object *labels = NULL, *params = NULL;
@@ -348,8 +382,13 @@ int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_vers
     if ((rc = check_spec_name(spec, meta_name, where, problems)) != CW_OK ||
         (rc = required_string(spec, where, "task", problems, &task)) != CW_OK ||
         (rc = check_task(cfg, task, where, problems)) != CW_OK ||
-        (rc = required_string(spec, where, "cron", problems, &cron)) != CW_OK ||
-        (cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK) ||
+        (rc = required_string(spec, where, "cron", problems, &cron)) != CW_OK)
+        return rc;
+    size_t had = problems->len;
+    if ((cron && (rc = check_cron(cfg, cron, where, problems)) != CW_OK) ||
+        /* a cron that does not parse says so already */
+        (cron && problems->len == had &&
+         (rc = check_cron_zone(cfg, cron, where, problems, warnings)) != CW_OK) ||
         (rc = check_groups(spec, where, problems)) != CW_OK)
         return rc;
     if ((rc = cw_json_opt_int(spec, where, "retain", &retain, &has_retain, &e)) != CW_OK) {
@@ -387,6 +426,13 @@ int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_vers
     if ((rc = cw_json_opt_object(spec, where, "parameters", &params, &e)) != CW_OK)
         return type_problem(problems, rc, &e);
     return params ? check_parameters(params, task, where, problems) : CW_OK;
+}
+
+int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
+                               json_object *spec, const char *meta_name, const char *where,
+                               cw_strlist *problems)
+{
+    return check_spec(cfg, version, spec, meta_name, where, problems, NULL);
 }
 
 int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, const char *where,
@@ -428,9 +474,10 @@ int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, 
     return cw_recurringjob_check_labels(labels, where, problems);
 }
 
-/* Problems of one object (CREATE additionally checks metadata.name). */
+/* Problems of one object (CREATE additionally checks metadata.name); its warnings into
+ * `warnings` (NULL: dropped). */
 static int check_object(const cw_policy_config *cfg, int check_name, json_object *obj,
-                        cw_strlist *problems)
+                        cw_strlist *problems, cw_strlist *warnings)
 {
     cw_recurringjob_version version;
     json_object *api = cw_json_member(obj, "apiVersion");
@@ -458,8 +505,8 @@ static int check_object(const cw_policy_config *cfg, int check_name, json_object
     }
     const char *meta_name =
         json_object_is_type(meta, json_type_object) ? cw_json_path_string(meta, "name") : NULL;
-    return cw_recurringjob_check_spec(cfg, version, cw_json_member(obj, "spec"), meta_name, "spec",
-                                      problems);
+    return check_spec(cfg, version, cw_json_member(obj, "spec"), meta_name, "spec", problems,
+                      warnings);
 }
 
 int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,
@@ -476,9 +523,9 @@ int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_
     if (op != CW_OP_CREATE && op != CW_OP_UPDATE)
         goto done;
     /* Names are immutable: only CREATE can choose one. */
-    if ((rc = check_object(cfg, op == CW_OP_CREATE, obj, &now)) != CW_OK)
+    if ((rc = check_object(cfg, op == CW_OP_CREATE, obj, &now, &d->warnings)) != CW_OK)
         goto done;
-    if (op == CW_OP_UPDATE && old && (rc = check_object(cfg, 0, old, &before)) != CW_OK)
+    if (op == CW_OP_UPDATE && old && (rc = check_object(cfg, 0, old, &before, NULL)) != CW_OK)
         goto done;
     rc = cw_decision_add_problems(d, &now, op == CW_OP_UPDATE && old ? &before : NULL);
 done:

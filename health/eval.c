@@ -251,6 +251,13 @@ static int judge_missed(const cw_health_config *cfg, const cw_health_sched *s,
                           velero ? "Backup" : "Job", b->name,
                           velero ? "a schedule's Backups do not overlap"
                                  : "concurrencyPolicy Forbid");
+    size_t zone = !velero && !s->has_cronjob ? cw_cron_zone_prefix(s->cron) : 0;
+    if (zone) /* docs/compat.md: "CRON_TZ= in a RecurringJob's cron" */
+        return add_missed(out, cap, f, CW_HEALTH_NO_CRONJOB,
+                          "the RecurringJob has no CronJob: its cron starts with a time zone "
+                          "(%.*s), and Kubernetes 1.29 and later (and 1.21 and earlier) refuse "
+                          "to create a CronJob whose schedule holds TZ",
+                          (int)zone, s->cron);
     if (!velero && !s->has_cronjob)
         return add_missed(out, cap, f, CW_HEALTH_NO_CRONJOB,
                           "the RecurringJob has no CronJob (Longhorn's manager or cronwarden's "

@@ -109,7 +109,15 @@ static void problems_of(const cw_health *h, const cw_health_sched_result *sr, FI
             cw_health_state_name(r->state));
     if (r->error)
         fprintf(f, "    the schedule %s cannot run: %s\n", *r->cron ? r->cron : "\"\"", r->error);
-    if (r->state == CW_HEALTH_NOCRONJOB)
+    size_t zone = r->state == CW_HEALTH_NOCRONJOB ? cw_cron_zone_prefix(s->cron) : 0;
+    if (zone) /* docs/compat.md: "CRON_TZ= in a RecurringJob's cron" */
+        fprintf(f,
+                "    no CronJob runs it: its cron starts with a time zone (%.*s), and Kubernetes "
+                "1.29 and later (and 1.21 and earlier) refuse to create a CronJob whose schedule "
+                "holds TZ (Longhorn 1.3 and later refuse such a cron too); write spec.cron "
+                "without the prefix, in kube-controller-manager's time zone (usually UTC)\n",
+                (int)zone, s->cron);
+    else if (r->state == CW_HEALTH_NOCRONJOB)
         fprintf(f, "    no CronJob runs it (Longhorn's manager or cronwarden's controller makes "
                    "one per RecurringJob)\n");
     if (r->state == CW_HEALTH_SUSPEND)

@@ -6,14 +6,15 @@ CW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cw_log() { printf '[cronwarden] %s\n' "$*" >&2; }
 
 # Debian packages every build and test needs; the e2e harness installs its own extra ones.
-# (prometheus: promtool for unit/monitoring_rules; the server for the schedule-health e2e.)
+# (prometheus: promtool for unit/monitoring_rules; the server for the schedule-health e2e.
+# python3-yaml: cli/helm_chart and e2e/helm read the rendered manifests with it.)
 CW_BUILD_PKGS=(build-essential cmake pkg-config clang-format libjson-c-dev libyaml-dev libxxhash-dev
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcmocka-dev tzdata openssl
   ca-certificates)
 CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libclang-rt-14-dev
   procps time
   etcd-server curl iproute2 rsync dpkg-dev make golang-github-modern-go-reflect2-dev
-  golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3
+  golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3 python3-yaml
   podman mmdebstrap uidmap
   prometheus)
 

@@ -46,7 +46,7 @@ static int writes_metric(cw_shell *s, cw_error *err)
     snprintf(name + n, sizeof(name) - n, "_writes_total");
     snprintf(help, sizeof(help),
              "API writes of the %s reconciler by verb (%s) and result (ok, conflict, not_found, "
-             "error).",
+             "invalid: the API server refused the object with 422, error).",
              s->r->name, s->r->verbs ? s->r->verbs : "");
     return s->env.metrics
                ? cw_metrics_counter(s->env.metrics, name, help, verb_result, &s->m_writes, err)
@@ -306,9 +306,11 @@ static void forbidden(cw_shell *s, const char *verb, json_object *about, const c
 
 void cw_shell_count(cw_shell *s, const char *verb, json_object *about, int rc, const cw_error *err)
 {
+    int invalid = rc == CW_EHTTP && err && err->http_status == 422;
     const char *v[] = {verb, rc == CW_OK          ? "ok"
                              : rc == CW_ECONFLICT ? "conflict"
                              : rc == CW_ENOTFOUND ? "not_found"
+                             : invalid            ? "invalid"
                                                   : "error"};
     if (s->m_writes)
         cw_metrics_add(s->m_writes, v, 1);

@@ -4,7 +4,8 @@
  *     synced, stop, free) and the work queue they feed;
  *   - the writes: every API write goes through cw_shell_create/update/patch/delete/request,
  *     which send fieldManager CW_CTRL_FIELD_MANAGER, count the write in
- *     cronwarden_controller_<name>_writes_total{verb,result}, and on a 403 post one Warning Event
+ *     cronwarden_controller_<name>_writes_total{verb,result} (result ok, conflict, not_found,
+ *     invalid for a 422, error), and on a 403 post one Warning Event
  *     on the object reconciled and count cronwarden_controller_forbidden_writes_total;
  *   - one mapping from the reconcile's answer to an outcome:
  *       409 (CW_ECONFLICT)  "conflict": decide again after conflict_ms, when the watch has

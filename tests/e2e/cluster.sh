@@ -15,7 +15,7 @@
 # After `up`, `. DIR/env` gives KUBECONFIG, CW_KUBECTL, CW_E2E_API_URL, CW_E2E_CA, tokens...
 # DIR/kubeconfig is the admin (system:masters); DIR/kubeconfig-<user> exist for the extra users
 # (CRONWARDEN_E2E_USERS, default "migrator webhook controller nobody": no groups, no rights until a
-# test binds some). CRONWARDEN_E2E_KUBECONFIG=<file> points at an existing cluster instead: `up`
+# test binds some). CRONWARDEN_E2E_APISERVER_ARGS adds kube-apiserver flags (word-split). CRONWARDEN_E2E_KUBECONFIG=<file> points at an existing cluster instead: `up`
 # then only writes DIR/env for it and `down` leaves that cluster alone.
 #
 # The e2e helpers (lib.sh) source this file and call cwc_up/cwc_down directly so the daemons are
@@ -278,7 +278,10 @@ cwc_up() {
   } > "$dir/pki/tokens.csv"
   chmod 600 "$dir/pki/tokens.csv"
 
-  local attempt etcd_port peer_port api_port kcm_port api started=0
+  local attempt etcd_port peer_port api_port kcm_port api started=0 newer=()
+  # Newer apiservers refuse a loopback advertise address for the endpoint reconciler (the
+  # `kubernetes` Service's endpoints): nothing here reaches the apiserver through that Service.
+  [ "$k8s" = 1.20 ] || newer=(--endpoint-reconciler-type=none)
   for attempt in 1 2 3; do
     CWC_PORTS_TAKEN=""
     cwc_take_port etcd_port && cwc_take_port peer_port && cwc_take_port api_port &&
@@ -297,18 +300,15 @@ cwc_up() {
       fi
       cwc_tail_log "$dir/logs/etcd.log"; cwc_down "$dir"; return 1
     fi
-    # The current apiserver refuses a loopback advertise address with an endpoint reconciler
-    # ("may not be in the loopback range"); nothing here needs the kubernetes Service's endpoints.
-    local reconciler=()
-    [ "$k8s" = 1.20 ] || reconciler=(--endpoint-reconciler-type=none)
     cwc_spawn "$dir" kube-apiserver "$bin/kube-apiserver" \
       --etcd-servers="http://127.0.0.1:$etcd_port" --bind-address=127.0.0.1 --secure-port="$api_port" \
-      --advertise-address=127.0.0.1 "${reconciler[@]}" --tls-cert-file="$dir/pki/apiserver.crt" \
+      --advertise-address=127.0.0.1 --tls-cert-file="$dir/pki/apiserver.crt" \
       --tls-private-key-file="$dir/pki/apiserver.key" --client-ca-file="$dir/pki/ca.crt" \
       --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
       --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
       --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.96.0.0/16 \
-      --cert-dir="$dir/data/apiserver-certs" --profiling=false
+      --cert-dir="$dir/data/apiserver-certs" --profiling=false "${newer[@]}" \
+      ${CRONWARDEN_E2E_APISERVER_ARGS:-}
     if cwc_wait_for "${CRONWARDEN_E2E_START_TIMEOUT:-90}" "kube-apiserver /readyz on :$api_port" kube-apiserver "$dir" \
          curl -fsS --max-time 5 --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $admin_token" "$api/readyz"; then
       started=1; break

@@ -358,14 +358,23 @@ lh_crd_doc() {
 
 # lh_apply_crds VERSION: Longhorn VERSION's own CRDs replace the cluster's five longhorn.io CRDs
 # (deleted first, with every object of theirs), then wait until Established and discovered.
-# Created with --validate=false: kubectl 1.20 does not know x-kubernetes-validations (CEL, in
-# 1.11+'s Volume schema), which the 1.20 apiserver then drops. Volumes of 1.3-1.9 declare a
+# On the current Kubernetes they are applied as users apply them: `kubectl apply
+# --validate=strict` (its stderr in LH_APPLY_WARNINGS); 1.11+'s CEL rules are then enforced.
+# On 1.20 they are created with --validate=false: kubectl 1.20 does not know
+# x-kubernetes-validations (CEL), which the 1.20 apiserver drops. Volumes of 1.3-1.9 declare a
 # conversion webhook (a Service of Longhorn's that the harness does not run): use their storage
 # version, longhorn.io/v1beta2, so that the apiserver never calls it. Not on an existing cluster.
 lh_apply_crds() {
   [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_skip "lh_apply_crds replaces the cluster's longhorn.io CRDs"
   assert_ok kc delete crd "${LH_CRDS[@]}" --ignore-not-found --wait=true
-  lh_crds_render "$1" | kc create --validate=false -f - >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
+  if [ "$CW_E2E_K8S" = 1.20 ]; then
+    lh_crds_render "$1" | kc create --validate=false -f - >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
+  else
+    # What kubectl prints on stderr (the apiserver's warnings) goes to LH_APPLY_WARNINGS, for
+    # the scenario to assert exactly.
+    LH_APPLY_WARNINGS=$(lh_crds_render "$1" | kc apply --validate=strict -f - 2>&1 >/dev/null) ||
+      e2e_fail "Longhorn $1's CRDs were refused: $LH_APPLY_WARNINGS"
+  fi
   assert_ok kc wait --for condition=established --timeout=60s "${LH_CRDS[@]/#/crd/}"
   local n
   for n in "${LH_CRDS[@]}"; do
@@ -381,29 +390,41 @@ lh_manager() {
     kc apply -n longhorn-system -f - >/dev/null || e2e_fail "cannot apply the longhorn-manager DaemonSet ($1)"
 }
 
-# lh_like_fixture VERSION NAMESPACE NAME: CronJob NAMESPACE/NAME is what Longhorn VERSION's manager
-# writes (tests/fixtures/longhorn-VERSION/cronjob-NAME.json): the last-applied annotation byte for
-# byte, the labels, the owner, and the spec less what the 1.20 apiserver fills in (the objects are
-# batch/v1beta1 on Kubernetes 1.20 whatever the release writes; 1.20 defaults
-# failedJobsHistoryLimit, which 1.2 and 1.3 leave out; creationTimestamp, printed as null by 1.20
-# where 1.10+'s libraries leave it out).
+# lh_like_fixture VERSION NAMESPACE NAME [IMAGE]: CronJob NAMESPACE/NAME is what Longhorn VERSION's
+# manager writes (tests/fixtures/longhorn-VERSION/cronjob-NAME.json): the last-applied annotation byte for
+# byte, the labels, the owner, and the spec less what the apiserver fills in. The object is read in
+# the version the server prefers: batch/v1 on the current Kubernetes, as Longhorn 1.4+ writes it;
+# batch/v1beta1 on 1.20, whatever the release writes. The apiserver's defaults: the pod template's
+# (dnsPolicy, schedulerName, ...), suspend, and the history limits a release leaves out (1.2 and
+# 1.3 leave failedJobsHistoryLimit out); creationTimestamp, printed as null by 1.20 where 1.10+'s
+# libraries leave it out.
 LH_ANN='.metadata.annotations["longhorn.io/last-applied-cronjob-spec"]'
 lh_like_fixture() {
-  local f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/cronjob-$3.json got
+  local src=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/cronjob-$3.json got f
+  # IMAGE (the manager's --manager-image, e.g. docker.io/longhornio/longhorn-manager:v1.12.1 as
+  # current charts write it) is an input: the fixtures were made with the short form.
+  f=$CW_E2E_DIR/expected-$1-$3.json
+  [ -f "$src" ] || e2e_fail "no fixture $src"
+  jq --arg from "longhornio/longhorn-manager:v$1" --arg to "${4:-longhornio/longhorn-manager:v$1}" \
+    'walk(if type == "string" then (split($from) | join($to)) else . end)' "$src" > "$f"
   local spec='.spec | del(.suspend, .jobTemplate.spec.template.spec.dnsPolicy, .jobTemplate.spec.template.spec.schedulerName,
     .jobTemplate.spec.template.spec.securityContext, .jobTemplate.spec.template.spec.terminationGracePeriodSeconds,
     .jobTemplate.spec.template.spec.containers[0].terminationMessagePath, .jobTemplate.spec.template.spec.containers[0].terminationMessagePolicy,
     .jobTemplate.spec.template.spec.containers[0].imagePullPolicy, .jobTemplate.spec.template.spec.volumes[0].hostPath.type,
     .jobTemplate.spec.template.spec.serviceAccount, .jobTemplate.spec.template.spec.containers[0].env[0].valueFrom.fieldRef.apiVersion)
     | del(.. | .creationTimestamp?)'
-  [ -f "$f" ] || e2e_fail "no fixture $f"
-  got=$(kc get cronjobs.v1beta1.batch -n "$2" "$3" -o json) || e2e_fail "no CronJob $2/$3"
+  got=$(kc get cronjobs.batch -n "$2" "$3" -o json) || e2e_fail "no CronJob $2/$3"
+  if [ "$CW_E2E_K8S" = current ]; then
+    assert_eq "$(jq -r .apiVersion <<<"$got")" batch/v1 "Longhorn $1, $3: stored and served as"
+    assert_eq "$(jq -r .apiVersion "$f")" batch/v1 "Longhorn $1, $3: the release writes"
+  fi
   assert_eq "$(jq -r "$LH_ANN" <<<"$got")" "$(jq -r "$LH_ANN" "$f")" "Longhorn $1, $3: last-applied annotation"
   assert_eq "$(jq -cS .metadata.labels <<<"$got")" "$(jq -cS .metadata.labels "$f")" "Longhorn $1, $3: labels"
   assert_eq "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' <<<"$got")" \
     "$(jq -r '.metadata.ownerReferences[0] | "\(.apiVersion) \(.kind) \(.name)"' "$f")" "Longhorn $1, $3: owner"
   assert_eq "$(jq -cS --argjson f "$(jq .spec "$f")" \
-      "$spec"' | if $f | has("failedJobsHistoryLimit") then . else del(.failedJobsHistoryLimit) end' <<<"$got")" \
+      "$spec"' | reduce ("failedJobsHistoryLimit", "successfulJobsHistoryLimit") as $k (.;
+        if $f | has($k) then . else del(.[$k]) end)' <<<"$got")" \
     "$(jq -cS "$spec" "$f")" "Longhorn $1, $3: spec (less the apiserver's defaults)"
 }
 
@@ -429,6 +450,22 @@ webhooks:
     timeoutSeconds: 5
 EOF
   done
+}
+
+# e2e_schedule_skip_run NS INCLUDED: a Velero Schedule e2e-skip in NS (@every 5s, skipImmediately,
+# backing up namespace INCLUDED), then waits until a schedule reconciler consumed skipImmediately
+# (status.lastSkipped) and submitted a Backup of it: the proof that a deployed controller acts.
+e2e_schedule_skip_run() {
+  assert_ok kc create -f - <<EOF
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: e2e-skip, namespace: $1}
+spec: {schedule: "@every 5s", skipImmediately: true, template: {includedNamespaces: ["$2"]}}
+EOF
+  wait_for 30 "skipImmediately consumed" eval "kc get schedules.velero.io -n '$1' e2e-skip -o json |
+    jq -e '.spec.skipImmediately == false and .status.lastSkipped != null' >/dev/null"
+  wait_for 30 "a Backup of e2e-skip" eval "kc get backups.velero.io -n '$1' -l velero.io/schedule-name=e2e-skip -o json |
+    jq -e '.items | length > 0' >/dev/null"
 }
 
 # e2e_namespace NAME: create a namespace for the scenario. On an existing cluster the name gets a

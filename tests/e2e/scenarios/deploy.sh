@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# deploy/ on a real kube-apiserver (the current Kubernetes), as an operator would use it
-# (docs/deploy.md):
-#  - every kustomization builds with kubectl's kustomize and applies (server dry run first, then
-#    for real); deploy/kube-1.20 differs from deploy/kube-1.29 only in the two API versions 1.20
-#    lacks (manifests.sh checks everything against --validate=strict, kube-1.29 against base, and
-#    manifests_120 kube-1.20 on 1.20); the CRDs become Established and the example Longhorn 1.1
-#    export validates;
+# deploy/ on a real kube-apiserver 1.20, as an operator would use it (docs/deploy.md):
+#  - every kustomization builds (with the current kubectl, as docs/deploy.md renders deploy/kube-1.20
+#    for 1.19 and 1.20) and applies (server dry run first, then for real); deploy/kube-1.20 differs
+#    from deploy/kube-1.29 (the 1.21+ manifests without 1.30's fields) only in the two API versions
+#    1.20 lacks; the CRDs become Established and the example Longhorn 1.1 export validates;
 #  - the webhook, the upgrade Job, the audit and the controller run with the shipped arguments
 #    under static users bound to exactly the shipped roles; each user's effective rights equal the
 #    API calls the code makes (SelfSubjectRulesReview), and everything else is refused;
-#  - the shipped webhook configurations (matchConditions included), reached through the shipped
-#    Service name (an ExternalName pointing at this machine, as there is no kubelet), admit, default
-#    and deny as documented, skip
+#  - the shipped webhook configurations, reached through the shipped Service name (an ExternalName
+#    pointing at this machine, as there is no kubelet), admit, default and deny as documented, skip
 #    the excluded namespaces, and fail as documented when the webhook is down; a configuration
 #    re-created without its caBundle is repaired within the shipped --cert-check-interval;
 #  - the cert-manager overlay serves from files with no API access at all; uninstalling removes
@@ -32,7 +29,7 @@ SCALE_N=${CW_DEPLOY_VOLUMES:-2000}
 NS=longhorn-system # the namespace the shipped manifests name
 CW_NS=cronwarden
 
-e2e_start current
+e2e_start 1.20   # deploy/kube-1.20 and the upgrade Job, where the Longhorn 1.1 -> 1.2 upgrade runs; current: manifests.sh, helm.sh
 e2e_require_users migrator webhook controller auditor nobody
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -63,13 +60,10 @@ bind_like_sa() {
 
 # rights USER NAMESPACE: the user's effective rights there (cluster-wide ones included), from a
 # SelfSubjectRulesReview: one "VERB RESOURCE[.GROUP][/NAME]" line each, sorted; the self-review
-# rights every authenticated user has are left out (system:basic-user: authorization.k8s.io's
-# access reviews and, from Kubernetes 1.28, authentication.k8s.io's selfsubjectreviews).
+# rights every authenticated user has are left out.
 rights() {
-  # --validate=false: kubectl 1.37 validates this virtual kind by listing CRDs, which these users
-  # may not do ("failed to check CRD"); the review itself is the API server's.
   kc_as "$1" create --validate=false -o json -f - <<EOF | jq -r '.status.resourceRules[]
-      | select(.apiGroups != ["authorization.k8s.io"] and .apiGroups != ["authentication.k8s.io"])
+      | select(.apiGroups != ["authorization.k8s.io"])
       | .apiGroups[] as $g | .resources[] as $r | (.resourceNames // [""])[] as $n | .verbs[] as $v
       | "\($v) \($r)\(if $g == "" then "" else "." + $g end)\(if $n == "" then "" else "/" + $n end)"' | sort -u
 apiVersion: authorization.k8s.io/v1
@@ -111,14 +105,22 @@ created() {
 }
 
 # ---- the manifests build -----------------------------------------------------------------------
-e2e_step "every kustomization builds with kubectl's kustomize, printing nothing else"
+e2e_step "every kustomization builds with the current kubectl (docs/deploy.md's renderer for 1.19 and 1.20), printing nothing else"
+# kubectl 1.20's own kustomize (v2.0.3) builds only deploy/upgrade-job and deploy/audit (files);
+# manifests_120 shows it refusing the rest.
+CUR_KUBECTL=$("$CW_SOURCE_DIR/tests/k8s/build.sh" control-plane 2>/dev/null)/kubectl
+[ -x "$CUR_KUBECTL" ] || e2e_fail "no current kubectl to render with ($CUR_KUBECTL)"
 for k in base kube-1.29/base kube-1.20/base cert-manager upgrade-job audit kube-1.20/audit; do
-  E2E_OUT=$(kc kustomize "$D/$k" 2>"$E2E_DIR/stderr") || e2e_fail "kubectl kustomize $k failed: $(cat "$E2E_DIR/stderr")"
+  E2E_OUT=$("$CUR_KUBECTL" kustomize "$D/$k" 2>"$E2E_DIR/stderr") || e2e_fail "kubectl kustomize $k failed: $(cat "$E2E_DIR/stderr")"
   [ ! -s "$E2E_DIR/stderr" ] || e2e_fail "kubectl kustomize $k printed: $(cat "$E2E_DIR/stderr")"
   printf '%s\n' "$E2E_OUT" > "$E2E_DIR/built-${k//\//_}.yaml"
 done
-# deploy/kube-1.20 is deploy/kube-1.29 with the two API versions 1.20 lacks, and nothing else
-# (manifests.sh: kube-1.29 is base without the matchConditions and the preStop sleep).
+for k in upgrade-job audit; do
+  assert_ok kc kustomize "$D/$k"
+  assert_eq "$(cat "$E2E_DIR/built-$k.yaml")" "$E2E_OUT" "deploy/$k built by kubectl 1.20's kustomize"
+done
+# deploy/kube-1.20 is deploy/kube-1.29 (the 1.21+ manifests without 1.30's matchConditions and
+# preStop sleep; manifests.sh compares it with deploy/base) with the two API versions 1.20 lacks.
 changed() { diff "$E2E_DIR/built-$1.yaml" "$E2E_DIR/built-$2.yaml" | grep '^[<>]'; }
 assert_eq $'< apiVersion: policy/v1\n> apiVersion: policy/v1beta1' "$(changed kube-1.29_base kube-1.20_base)" "kube-1.29/base vs kube-1.20/base"
 assert_eq $'< apiVersion: batch/v1\n> apiVersion: batch/v1beta1' "$(changed audit kube-1.20_audit)" "audit vs kube-1.20/audit"
@@ -140,14 +142,9 @@ assert_ok kc create --dry-run=server -f "$EX/longhorn-system/volumes.yaml"
 assert_eq 20 "$(grep -c 'created (server dry run)' <<<"$E2E_OUT")" "example Volumes accepted"
 assert_ok kc create --dry-run=server -f "$EX/longhorn-system/recurringjobs.yaml"
 assert_contains "$E2E_OUT" "created (server dry run)"
-for f in "$EX/longhorn-system/configmap-longhorn-storageclass.yaml" "$EX/cluster/storageclasses.yaml" \
-         "$EX/apps/workloads.json"; do
+for f in "$EX/longhorn-system/cronjobs.json" "$EX/longhorn-system/configmap-longhorn-storageclass.yaml" \
+         "$EX/cluster/storageclasses.yaml" "$EX/apps"; do
   assert_ok kc apply --dry-run=server -f "$f"
-done
-# Longhorn 1.1 wrote its CronJobs as batch/v1beta1, and so does the export's application: gone
-# since Kubernetes 1.25 (manifests_120 applies them on 1.20; mig_seed makes them batch/v1 here).
-for f in "$EX/longhorn-system/cronjobs.json" "$EX/apps/analytics.yaml"; do
-  assert_fails --match 'no matches for kind "CronJob" in version "batch/v1beta1"' kc apply --dry-run=server -f "$f"
 done
 assert_json "$(kc get volumes.longhorn.io,recurringjobs.longhorn.io -n "$NS" -o json)" '.items | length' 0 "objects stored by the dry runs"
 # Seeded before cronwarden is installed, as in a real Longhorn 1.1 cluster: the validating
@@ -155,22 +152,25 @@ assert_json "$(kc get volumes.longhorn.io,recurringjobs.longhorn.io -n "$NS" -o 
 mig_seed
 
 # ---- deploy/base -------------------------------------------------------------------------------
-e2e_step "deploy/base: server dry run (nothing stored), then applied"
+e2e_step "deploy/kube-1.29/base (the 1.21+ manifests) is accepted by 1.20 except the policy/v1 PodDisruptionBudget; deploy/base's 1.30 fields are not"
 # A server dry run of namespaced objects needs their namespace: the documented first step.
 assert_ok kc apply -f "$D/base/namespace.yaml"
-dry_json -k "$D/base"
+if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/built-kube-1.29_base.yaml" 2>&1); then e2e_fail "policy/v1 should not exist on 1.20"; fi
+assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-kube-1.29_base.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/kube-1.29/base accepted by the dry run"
+assert_eq 'error: unable to recognize "'"$E2E_DIR/built-kube-1.29_base.yaml"'": no matches for kind "PodDisruptionBudget" in version "policy/v1"' \
+  "$(grep -v '(server dry run)$' <<<"$E2E_OUT")" "the only refusal"
+# (kubectl 1.20's own validation stops at the first of them: the preStop sleep, or matchConditions)
+assert_fails --match 'unknown field' kc apply --dry-run=server -f "$E2E_DIR/built-base.yaml"
+
+e2e_step "deploy/kube-1.20/base as docs/deploy.md renders it: server dry run (nothing stored), then applied"
+dry_json -f "$E2E_DIR/built-kube-1.20_base.yaml"
 BASE=$E2E_OUT
 assert_json "$BASE" '[.items[] | select(.metadata.name | test("controller") | not) | .kind] | sort' '["ClusterRole","ClusterRoleBinding","Deployment","MutatingWebhookConfiguration","Namespace","PodDisruptionBudget","Role","RoleBinding","Service","ServiceAccount","ValidatingWebhookConfiguration"]' \
-  "objects of deploy/base but the controller's"
+  "objects of deploy/kube-1.20/base but the controller's"
 assert_fails --match NotFound kc get deployment -n "$CW_NS" cronwarden-webhook
-assert_ok kc apply -k "$D/base"
-versions() { kc get -k "$D/base" -o json | jq -c '[.items[] | "\(.kind)/\(.metadata.name) \(.metadata.resourceVersion)"]'; }
-before=$(versions)
-assert_ok kc apply -k "$D/base"
-# kubectl says "configured" for the PodDisruptionBudget every time (policy/v1's selector has patch
-# strategy "replace", so client-side apply always sends it); the server changes nothing.
-assert_eq "" "$(grep -v -e ' unchanged$' -e '^poddisruptionbudget.policy/cronwarden-webhook configured$' <<<"$E2E_OUT")" "a second apply changes nothing"
-assert_eq "$before" "$(versions)" "resourceVersions after a second apply"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
+assert_eq "" "$(grep -v ' unchanged$' <<<"$E2E_OUT")" "a second apply changes nothing"
 
 e2e_step "deploy/base: what the objects promise"
 assert_json "$BASE" '[.items[] | select(.kind | test("Role$")) | .rules[] | .apiGroups + .resources + .verbs + (.resourceNames // []) | .[] | select(test("\\*"))]' '[]' "no wildcard in any role"
@@ -196,8 +196,11 @@ assert_json "$wh" "[$c.env[].name]" '["POD_NAME","POD_NAMESPACE","CRONWARDEN_THR
 assert_json "$wh" "$c.env[0].valueFrom.fieldRef.fieldPath" metadata.name
 # Termination: the preStop pause plus --shutdown-grace fit in the grace period.
 grace=$(container_args "$wh" "$pod" | sed -n 's/^--shutdown-grace=\([0-9]*\)s$/\1/p')
-# The pause is the kubelet's sleep action: the image has no sleep binary for an exec hook.
-pause=$(jq -r "$c.lifecycle.preStop.sleep.seconds" <<<"$wh")
+# The pause is deploy/base's (1.30+: the kubelet's sleep action; the image has no sleep binary for
+# an exec hook); deploy/kube-1.20 has none.
+assert_json "$wh" "$c | has(\"lifecycle\")" false "no preStop hook on 1.20"
+pause=$(sed -n '/preStop:/,/seconds:/s/^ *seconds: \([0-9]*\)$/\1/p' "$E2E_DIR/built-base.yaml")
+[ -n "$pause" ] || e2e_fail "deploy/base has no preStop sleep"
 [ $((pause + grace)) -lt "$(jq -r "$pod.terminationGracePeriodSeconds" <<<"$wh")" ] ||
   e2e_fail "preStop ($pause s) + --shutdown-grace ($grace s) must end before terminationGracePeriodSeconds"
 pdb=$(object "$BASE" PodDisruptionBudget cronwarden-webhook)
@@ -216,8 +219,6 @@ for cfg in MutatingWebhookConfiguration ValidatingWebhookConfiguration; do
   assert_json "$o" '[.webhooks[].rules[] | [.apiGroups, .apiVersions, .operations, .resources, .scope]]' \
     '[[["longhorn.io"],["v1beta1","v1beta2"],["CREATE","UPDATE"],["recurringjobs"],"Namespaced"],[["longhorn.io"],["v1beta1","v1beta2"],["CREATE","UPDATE"],["volumes"],"Namespaced"],[["velero.io"],["v1"],["CREATE","UPDATE"],["schedules"],"Namespaced"]]'
   assert_json "$o" '[.webhooks[].namespaceSelector] | unique | length' 1 "one namespaceSelector for all"
-  # matchConditions (manifests.sh proves what they skip): each webhook's first is the guard.
-  assert_json "$o" '[.webhooks[] | .matchConditions[0].name] | unique' '["create-or-update"]' "$cfg matchConditions"
   assert_json "$o" '.webhooks[0].namespaceSelector.matchExpressions' \
     '[{"key":"cronwarden.io/admission","operator":"NotIn","values":["disabled"]},{"key":"kubernetes.io/metadata.name","operator":"NotIn","values":["kube-system","cronwarden"]}]'
 done
@@ -278,7 +279,7 @@ assert_ok curl -fsS --cacert "$CW_E2E_DIR/webhook-ca.crt" --resolve "cronwarden-
   "https://cronwarden-webhook.$CW_NS.svc:$WH_PORT/healthz"
 
 e2e_step "re-applying deploy/base keeps the caBundles the webhook wrote"
-assert_ok kc apply -k "$D/base"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
 assert_eq "$ALL_CA" "$(bundles)" "caBundles after kubectl apply"
 
 e2e_step "the apiserver reaches the webhook through the shipped configurations"
@@ -344,8 +345,8 @@ EOF
 
 e2e_step "the webhooks never match cronwarden's namespace, kube-system or opted-out namespaces"
 # The CRD schema takes any non-empty cron, so a bad one is stored wherever no webhook looks.
-# kube-system carries the label Kubernetes 1.21+ puts on every namespace (1.20 had none).
-assert_json "$(kc get namespace kube-system -o json)" '.metadata.labels["kubernetes.io/metadata.name"]' kube-system
+# kube-system gets the label Kubernetes 1.21+ puts on every namespace (1.20 has none).
+assert_ok kc label namespace kube-system kubernetes.io/metadata.name=kube-system
 OPTOUT=$(e2e_namespace opted-out)
 assert_ok kc label namespace "$OPTOUT" cronwarden.io/admission=disabled
 for n in "$CW_NS" kube-system "$OPTOUT"; do
@@ -353,13 +354,17 @@ for n in "$CW_NS" kube-system "$OPTOUT"; do
   assert_json "$E2E_OUT" '.spec | has("concurrency")' false "not defaulted in $n"
   assert_ok kc delete recurringjobs.longhorn.io -n "$n" e2e-unchecked
 done
+assert_ok kc label namespace kube-system kubernetes.io/metadata.name-
 assert_eq 0 "$(grep 'msg=admission ' "$CW_E2E_DIR/logs/webhook.log" | grep -c "namespace=\($OPTOUT\|kube-system\|$CW_NS\) " || true)" "admission requests from excluded namespaces"
 
 # ---- the audit ---------------------------------------------------------------------------------
-e2e_step "deploy/audit: server dry run, then applied"
-dry_json -k "$D/audit"
+e2e_step "deploy/audit: batch/v1 CronJob refused by 1.20 only; deploy/kube-1.20/audit dry run, then applied"
+if E2E_OUT=$(kc apply --dry-run=server -k "$D/audit" 2>&1); then e2e_fail "batch/v1 CronJob should not exist on 1.20"; fi
+assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-audit.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/audit accepted by the dry run"
+assert_contains "$E2E_OUT" 'no matches for kind "CronJob" in version "batch/v1"'
+dry_json -f "$E2E_DIR/built-kube-1.20_audit.yaml"
 AUDIT=$E2E_OUT
-assert_ok kc apply -k "$D/audit"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_audit.yaml"
 cj=$(object "$AUDIT" CronJob cronwarden-audit)
 assert_json "$cj" '.spec | [.concurrencyPolicy, .successfulJobsHistoryLimit, .failedJobsHistoryLimit, .jobTemplate.spec.backoffLimit]' '["Forbid",3,3,0]'
 jpod='.spec.jobTemplate.spec.template.spec'
@@ -414,7 +419,7 @@ assert_ok kc apply -k "$D/upgrade-job"
 job=$(object "$JOBS" Job cronwarden-migrate)
 jp='.spec.template.spec'
 assert_json "$job" '.spec | [.backoffLimit, .activeDeadlineSeconds, .template.spec.restartPolicy]' '[3,3600,"Never"]'
-assert_json "$job" .spec.ttlSecondsAfterFinished 604800 "ttlSecondsAfterFinished (1.20 dropped it without the TTLAfterFinished gate)"
+e2e_log "ttlSecondsAfterFinished as stored by 1.20: $(jq -c '.spec.ttlSecondsAfterFinished' <<<"$job") (kept only with the TTLAfterFinished feature gate)"
 assert_json "$job" '.metadata.annotations["helm.sh/hook"]' pre-upgrade
 assert_json "$job" "$jp.serviceAccountName" cronwarden-migrate
 assert_json "$job" "$jp.containers[0].env[0] | [.name, .valueFrom.fieldRef.fieldPath]" '["POD_NAME","metadata.name"]'
@@ -561,16 +566,7 @@ wait_for 30 "controller /readyz" curl -fsS "http://127.0.0.1:$CTL_PORT/readyz"
 lease_holder() { kc get lease -n "$CW_NS" cronwarden-controller -o jsonpath='{.spec.holderIdentity}'; }
 leads() { case $(lease_holder) in cronwarden-controller-e2e_*) ;; *) return 1 ;; esac; }
 wait_for 30 "the controller to take the Lease in $CW_NS" leads
-created -f - <<EOF
-apiVersion: velero.io/v1
-kind: Schedule
-metadata: {name: e2e-skip, namespace: $VELERO}
-spec: {schedule: "@every 5s", skipImmediately: true, template: {includedNamespaces: ["shop"]}}
-EOF
-skipped() { kc get schedules.velero.io -n "$VELERO" e2e-skip -o json | jq -e '.spec.skipImmediately == false and .status.lastSkipped != null' >/dev/null; }
-wait_for 30 "skipImmediately consumed" skipped
-backup_made() { kc get backups.velero.io -n "$VELERO" -l velero.io/schedule-name=e2e-skip -o json | jq -e '.items | length > 0' >/dev/null; }
-wait_for 30 "a Backup of e2e-skip" backup_made
+e2e_schedule_skip_run "$VELERO" shop
 assert_contains "$(curl -fsS "http://127.0.0.1:$CTL_PORT/metrics")" "cronwarden_controller_leader 1"
 # Its Schedule write went through the webhook like any other.
 assert_contains "$(cat "$CW_E2E_DIR/logs/webhook.log")" "kind=velero.io/v1/Schedule namespace=$VELERO name=e2e-skip operation=UPDATE dry_run=false allowed=true"
@@ -637,7 +633,19 @@ done
 assert_ok kc wait --for condition=established --timeout=60s crd/certificates.cert-manager.io crd/issuers.cert-manager.io
 wait_for 30 "discovery of cert-manager.io" kc get --raw /apis/cert-manager.io/v1
 rm -rf "$CW_E2E_DIR/kube-cache/discovery"
-dry_json -k "$D/cert-manager"
+# On 1.19/1.20: an overlay of deploy/cert-manager with the patches of deploy/kube-1.29/base and
+# deploy/kube-1.20/base, rendered with a newer kubectl (docs/deploy.md, "Certificates").
+mkdir -p "$E2E_DIR/cm-1.20"
+cp "$D"/kube-1.29/base/no-*.yaml "$D"/kube-1.20/base/pdb-v1beta1.yaml "$E2E_DIR/cm-1.20/"
+{
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%s]\npatches:\n' \
+    "$(realpath --relative-to="$E2E_DIR/cm-1.20" "$D/cert-manager")"
+  sed -n '/^patches:$/,$p' "$D/kube-1.29/base/kustomization.yaml" | tail -n +2
+  sed -n '/^patches:$/,$p' "$D/kube-1.20/base/kustomization.yaml" | tail -n +2
+} > "$E2E_DIR/cm-1.20/kustomization.yaml"
+"$CUR_KUBECTL" kustomize "$E2E_DIR/cm-1.20" > "$E2E_DIR/cert-manager-1.20.yaml" 2>"$E2E_DIR/stderr" ||
+  e2e_fail "the 1.20 overlay of deploy/cert-manager: $(cat "$E2E_DIR/stderr")"
+dry_json -f "$E2E_DIR/cert-manager-1.20.yaml"
 CM=$E2E_OUT
 cmwh=$(object "$CM" Deployment cronwarden-webhook)
 assert_json "$cmwh" "$c.args" '["webhook","--tls-cert-file=/certs/tls.crt","--tls-private-key-file=/certs/tls.key","--listen=0.0.0.0:9443","--shutdown-grace=15s"]'
@@ -703,10 +711,10 @@ assert_ok kc delete -f "$D/controller/rbac-schedulehealth.yaml"
 # ---- uninstall -----------------------------------------------------------------------------------
 e2e_step "uninstall: everything cronwarden installed goes, Longhorn's objects stay"
 assert_ok kc delete validatingwebhookconfiguration,mutatingwebhookconfiguration cronwarden
-assert_ok kc delete -k "$D/audit"
+assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_audit.yaml"
 assert_ok kc delete -k "$D/upgrade-job"
 assert_ok kc delete -f "$D/controller/rbac-longhorn.yaml" --ignore-not-found
-assert_ok kc delete -k "$D/base" --ignore-not-found
+assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_base.yaml" --ignore-not-found
 wait_for 90 "namespace $CW_NS to be deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get namespace $CW_NS 2>/dev/null"
 assert_json "$(kc get mutatingwebhookconfigurations,validatingwebhookconfigurations -o json)" '.items | length' 0 "webhook configurations left"
 assert_json "$(kc get clusterroles,clusterrolebindings -o json)" '[.items[].metadata.name | select(startswith("cronwarden"))]' '[]' "cluster roles left"

@@ -201,6 +201,16 @@ while IFS=$'\t' read -r name tpl; do
 done < <(templates "$BASE"; templates "$CM" cm- | grep '^cm-deployment-cronwarden-webhook'; templates "$JOBS"; templates "$AUDIT")
 assert_eq 5 "$n" "pod templates checked (webhook, controller, cert-manager webhook, Job, CronJob)"
 
+# ---- what an unprivileged user meets -------------------------------------------------------------
+e2e_step "1.37: every user may create selfsubjectreviews; kubectl validates a SelfSubjectRulesReview by listing CRDs"
+# What deploy.sh's rights check must allow for on a current cluster (it runs on 1.20).
+e2e_require_users nobody
+review='{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview", "spec": {"namespace": "default"}}'
+assert_fails --match 'failed to check CRD' kc_as nobody create -o json -f - <<<"$review"
+assert_ok kc_as nobody create --validate=false -o json -f - <<<"$review"
+assert_json "$E2E_OUT" '[.status.resourceRules[] | select(.apiGroups == ["authentication.k8s.io"]) | .resources[]]' '["selfsubjectreviews"]' \
+  "authentication.k8s.io rights of a user with no role"
+
 # ---- matchConditions -----------------------------------------------------------------------------
 e2e_step "matchConditions: the shipped configurations, called by URL, on a table of requests"
 # The shipped configurations are registered with a Service that has no Pods here; delete them, store

@@ -48,15 +48,20 @@ status_of() {
     e2e_fail "could not write the status of $path"
 }
 JOB_NS=longhorn-system BACKUP_NS=velero # where job() and backup() write
-CRONJOBS=/apis/batch/v1beta1/namespaces/longhorn-system/cronjobs
+CRONJOBS=/apis/batch/v1/namespaces/longhorn-system/cronjobs
 # job CRONJOB FIRE [STATUS_JSON]: the Job Kubernetes 1.21+ makes for that fire time (name in
 # minutes), in JOB_NS
 job() { cronjob_job "$JOB_NS" "$1" "$1-$(($2 / 60))" "${3:-}"; }
 done_status() { # START END
-  echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"Complete\",\"status\":\"True\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+  # As the Job controller of Kubernetes 1.31+ writes it: SuccessCriteriaMet before Complete (the
+  # apiserver refuses Complete=True without it: "cannot set Complete=True condition without the
+  # SuccessCriteriaMet=true condition"; 1.20 had neither rule nor condition).
+  echo "{\"startTime\":\"$(at "$1")\",\"completionTime\":\"$(at "$2")\",\"succeeded\":1,\"conditions\":[{\"type\":\"SuccessCriteriaMet\",\"status\":\"True\",\"reason\":\"CompletionsReached\",\"message\":\"Reached expected number of succeeded pods\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"},{\"type\":\"Complete\",\"status\":\"True\",\"reason\":\"CompletionsReached\",\"message\":\"Reached expected number of succeeded pods\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
 }
 failed_status() { # START END
-  echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
+  # FailureTarget before Failed, as for Complete above ("cannot set Failed=True condition without
+  # the FailureTarget=true condition").
+  echo "{\"startTime\":\"$(at "$1")\",\"failed\":4,\"conditions\":[{\"type\":\"FailureTarget\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"},{\"type\":\"Failed\",\"status\":\"True\",\"reason\":\"BackoffLimitExceeded\",\"message\":\"Job has reached the specified backoff limit\",\"lastProbeTime\":\"$(at "$2")\",\"lastTransitionTime\":\"$(at "$2")\"}]}"
 }
 # cronjob NS NAME SCHEDULE SUSPEND [HISTORY]: the CronJob Longhorn makes for RecurringJob NAME
 # (Forbid, its labels); HISTORY sets both Jobs history limits (else Kubernetes' defaults)
@@ -64,7 +69,7 @@ cronjob() {
   local hist=""
   [ -z "${5:-}" ] || hist="successfulJobsHistoryLimit: $5, failedJobsHistoryLimit: $5, "
   assert_ok kc apply -f - <<YAML
-apiVersion: batch/v1beta1
+apiVersion: batch/v1
 kind: CronJob
 metadata:
   name: $2
@@ -88,7 +93,7 @@ metadata:
   namespace: $ns
   annotations: $ann
   labels: {longhorn.io/managed-by: longhorn-manager, recurring-job.longhorn.io: $cj}
-  ownerReferences: [{apiVersion: batch/v1beta1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$ns" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
+  ownerReferences: [{apiVersion: batch/v1, kind: CronJob, name: $cj, uid: $(kc get cronjob -n "$ns" "$cj" -o jsonpath='{.metadata.uid}'), controller: true}]
 spec:
   backoffLimit: 3
   template:
@@ -483,7 +488,7 @@ prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspende
 FIRED_S=$(date +%s)
 assert_eq 1 "$(prom_value "cronwarden_schedule_missed_runs_total{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "PFIRE missed, once"
 assert_eq "$PFIRE" "$(prom_value "cronwarden_schedule_last_missed_timestamp_seconds{kind=\"RecurringJob\",namespace=\"$PL\",name=\"snap-suspended\"}")" "the fire time missed"
-assert_ok kc patch cronjobs.v1beta1.batch -n "$PL" snap-suspended --type merge -p '{"spec":{"suspend":false}}'
+assert_ok kc patch cronjobs.batch -n "$PL" snap-suspended --type merge -p '{"spec":{"suspend":false}}'
 NOW_S=$(date +%s)
 manual_job snap-suspended snap-suspended-1 "$(done_status "$NOW_S" "$NOW_S")"
 [ $((NOW_S - FIRED_S)) -lt 60 ] || e2e_fail "the success came $((NOW_S - FIRED_S)) s after the alert fired, not within its minute"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The admission webhook on a real kube-apiserver 1.20, registered by url with caBundle:
+# The admission webhook on a real kube-apiserver (the current Kubernetes), registered by url with caBundle:
 #  - an invalid RecurringJob is denied with the policy's message, a valid one is defaulted (and the
 #    user sees the warning); v1beta1 RecurringJobs too;
 #  - a Volume gets the default group label; a legacy spec.recurringJobs is denied, naming

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `cronwarden webhook --self-signed` on a real kube-apiserver 1.20:
+# `cronwarden webhook --self-signed` on a real kube-apiserver (the current Kubernetes):
 #  - creates the kubernetes.io/tls Secret (CA 10 years, serving certificate 1 year, SANs for the
 #    Service and --ip-address) and fills caBundle in every webhook of the named configurations;
 #  - the apiserver trusts it (admission goes through);

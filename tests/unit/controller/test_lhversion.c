@@ -45,6 +45,40 @@ static const image_case images[] = {
      "the longhorn-manager image longhornio/longhorn-manager:master-head is a development build, "
      "whose CronJobs no release table describes"},
     {"longhornio/longhorn-manager:v1.2.x-head", 0, "v1.2.x-head", CW_LH_REASON_DEV_BUILD, NULL},
+    /* The image as current charts and mirrors write it. Longhorn >= 1.10.2's chart writes the
+     * docker.io/ prefix: */
+    {"docker.io/longhornio/longhorn-manager:v1.10.2", 10, "v1.10.2", NULL,
+     "the longhorn-manager image docker.io/longhornio/longhorn-manager:v1.10.2 is Longhorn 1.10"},
+    {"longhornio/longhorn-manager:v1.9.3", 9, "v1.9.3", NULL,
+     "the longhorn-manager image longhornio/longhorn-manager:v1.9.3 is Longhorn 1.9"},
+    /* a private registry with a port: neither the port's ':' nor the path counts */
+    {"registry.example.com:5000/longhornio/longhorn-manager:v1.12.1", 12, "v1.12.1", NULL,
+     "the longhorn-manager image registry.example.com:5000/longhornio/longhorn-manager:v1.12.1 "
+     "is Longhorn 1.12"},
+    {"registry.example.com:5000/mirror/longhorn/longhorn-manager:v1.11.3", 11, "v1.11.3", NULL,
+     "the longhorn-manager image registry.example.com:5000/mirror/longhorn/longhorn-manager:"
+     "v1.11.3 is Longhorn 1.11"},
+    {"localhost:5000/longhorn-manager:v1.8.2", 8, "v1.8.2", NULL,
+     "the longhorn-manager image localhost:5000/longhorn-manager:v1.8.2 is Longhorn 1.8"},
+    /* a port and no tag: the port is not a tag */
+    {"registry.example.com:5000/longhornio/longhorn-manager", 0, "latest", CW_LH_REASON_NO_TAG,
+     NULL},
+    /* tag and digest: the tag says the version (the digest pins the bytes) */
+    {"docker.io/longhornio/longhorn-manager:v1.10.2@sha256:"
+     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+     10, "v1.10.2", NULL,
+     "the longhorn-manager image docker.io/longhornio/longhorn-manager:v1.10.2@sha256:"
+     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef is Longhorn 1.10"},
+    /* a digest only, behind a registry with a port: unknown (stand down) */
+    {"registry.example.com:5000/longhornio/longhorn-manager@sha256:"
+     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+     0, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+     CW_LH_REASON_DIGEST_ONLY, NULL},
+    /* a hotfix build is its release's code */
+    {"longhornio/longhorn-manager:v1.10.2-hotfix-1", 10, "v1.10.2-hotfix-1", NULL,
+     "the longhorn-manager image longhornio/longhorn-manager:v1.10.2-hotfix-1 is Longhorn 1.10"},
+    {"longhornio/longhorn-manager:v1.10.2-hotfix", 0, "v1.10.2-hotfix", CW_LH_REASON_CUSTOM_TAG,
+     NULL},
     {"longhornio/longhorn-manager:v1.6.0-rc1", 0, "v1.6.0-rc1", CW_LH_REASON_PRERELEASE,
      "the longhorn-manager image longhornio/longhorn-manager:v1.6.0-rc1 is a pre-release, whose "
      "code may differ from the release's"},

@@ -171,7 +171,8 @@ static void a_refused_create(void **state)
         fail_msg("forged's new nacuuid: %s", nac ? nac : "(none)");
     json_object_put(st);
     static const shell_series want[] = {
-        {WRITES("create_velero", "error"), 1},
+        {WRITES("create_velero", "invalid"), 1},
+        {WRITES("create_velero", "error"), 0},
         {WRITES("update_status", "ok"), 2},
     };
     shell_expect(&f, want, N(want));

@@ -659,6 +659,42 @@ static void test_decide_versions(void **state)
     }
 }
 
+/* A TZ=/CRON_TZ= prefix in spec.cron: every minor's newCronJob copies the cron into
+ * spec.schedule as it is and sets no spec.timeZone, so the CronJob is written with it (on
+ * Kubernetes 1.29+ the API server refuses its create: the apply side reports that). */
+static void test_decide_zone_prefix(void **state)
+{
+    (void)state;
+    static const int minors[] = {2, 3, 4, 9, 10, 12};
+    for (size_t i = 0; i < N(minors); i++) {
+        json_object *rj = tjson(RJ("CRON_TZ=UTC 0 2 * * *"));
+        cw_rjctl_settings set;
+        cw_rjctl_config cfg = fresh_install();
+        use_defaults(&cfg, cw_lh_profile_find(minors[i]), &set);
+        cw_rjctl_actions a;
+        cw_error err;
+        cw_error_init(&err);
+        cw_rjctl_actions_init(&a);
+        assert_int_equal(cw_rjctl_decide(rj, "nightly", NULL, &cfg, &a, &err), CW_OK);
+        if (a.outcome != CW_RJCTL_CREATE)
+            fail_msg("1.%d: %s (%s)", minors[i], cw_rjctl_outcome_name(a.outcome),
+                     a.problems.len ? a.problems.items[0] : "");
+        assert_string_equal(cw_json_path_string(a.cronjob, "spec.schedule"),
+                            "CRON_TZ=UTC 0 2 * * *");
+        assert_null(cw_json_path(a.cronjob, "spec.timeZone"));
+        const char *spec = json_object_get_string(
+            json_object_object_get(cw_json_path(a.cronjob, "metadata.annotations"),
+                                   "longhorn.io/last-applied-cronjob-spec"));
+        if (strncmp(spec,
+                    "{\"schedule\":\"CRON_TZ=UTC 0 2 * * *\",\"concurrencyPolicy\":\"Forbid\",",
+                    65) != 0)
+            fail_msg("1.%d: annotation %s", minors[i], spec);
+        cw_rjctl_actions_free(&a);
+        cw_rjctl_settings_free(&set);
+        json_object_put(rj);
+    }
+}
+
 /* Longhorn writes tolerations from a Go map: any order of the same ones is in sync, so neither
  * side rewrites the other's CronJob; a different set is not. */
 static void test_toleration_order(void **state)
@@ -718,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_settings_read),
         cmocka_unit_test(test_decide),
         cmocka_unit_test(test_decide_versions),
+        cmocka_unit_test(test_decide_zone_prefix),
         cmocka_unit_test(test_toleration_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

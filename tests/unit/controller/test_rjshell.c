@@ -334,9 +334,82 @@ static void the_flag_forces_a_version(void **state)
     cw_ctrl_policy_config_fini(&cfg);
 }
 
+/* A RecurringJob whose cron holds CRON_TZ= (docs/compat.md "CRON_TZ= in a RecurringJob's
+ * cron"): the CronJob is written as Longhorn's manager writes it, schedule and all; Kubernetes
+ * 1.37 refuses its create with 422. Not retried with backoff (the same CronJob would be refused
+ * again): the outcome "refused", a Warning Event CronJobRefused with the API server's message
+ * and the hint, once; counted as result "invalid". */
+#define TZ_JOB                                                                                     \
+    "{\"apiVersion\":\"longhorn.io/v1beta1\",\"kind\":\"RecurringJob\",\"metadata\":{\"name\":"    \
+    "\"berlin\",\"namespace\":\"longhorn-system\",\"uid\":\"rj-berlin\",\"resourceVersion\":"      \
+    "\"3\"},"                                                                                      \
+    "\"spec\":{\"task\":\"snapshot\",\"cron\":\"CRON_TZ=Europe/Berlin 0 2 * * *\",\"retain\":2,"   \
+    "\"concurrency\":1}}"
+#define K8S_137_TZ                                                                                 \
+    "CronJob.batch \\\"berlin\\\" is invalid: spec.schedule: Invalid value: "                      \
+    "\\\"CRON_TZ=Europe/Berlin "                                                                   \
+    "0 2 * * *\\\": cannot use TZ or CRON_TZ in schedule, use timeZone field instead"
+#define REFUSED_422                                                                                \
+    "422 "                                                                                         \
+    "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"message\":\"" K8S_137_TZ  \
+    "\",\"reason\":\"Invalid\",\"code\":422}"
+
+static const char *const tz_answers[] = {
+    "GET /apis/longhorn.io " GROUP("v1beta1"),
+    "GET /apis/longhorn.io/v1beta1 " SERVES("recurringjobs"),
+    "GET /apis/batch " GROUP("v1beta1"),
+    "GET /apis/batch/v1beta1 " SERVES("cronjobs"),
+    "GET /apis/longhorn.io/v1beta1" NS "/recurringjobs 200 " LIST(TZ_JOB),
+    "GET " CRONJOBS " 200 " LIST(),
+    "GET /apis/longhorn.io/v1beta1" NS "/settings 200 " LIST(),
+    "GET /apis/apps/v1" NS "/daemonsets 200 " LIST(MANAGER_TAG("v1.10.2", "1")),
+    CREATE_CJ REFUSED_422,
+    EVENT, /* CronJobRefused, once */
+    CREATE_CJ REFUSED_422,
+};
+
+static void a_cron_tz_cronjob_the_api_server_refuses(void **state)
+{
+    (void)state;
+    shell_fixture f;
+    cw_recurringjob_config cfg;
+    start(&f, &cfg, NULL, tz_answers, N(tz_answers));
+    const char *key = "longhorn-system/berlin";
+    shell_reconcile(&f, key, "refused", -1, 0, 2, "422: an Event, not retried");
+    json_object *cj = shell_sent(&f, 8);
+    assert_non_null(cj);
+    assert_string_equal(cw_json_path_string(cj, "spec.schedule"),
+                        "CRON_TZ=Europe/Berlin 0 2 * * *");
+    assert_null(cw_json_path(cj, "spec.timeZone"));
+    json_object_put(cj);
+    json_object *ev = shell_sent(&f, 9);
+    assert_non_null(ev);
+    assert_string_equal(cw_json_path_string(ev, "type"), "Warning");
+    assert_string_equal(cw_json_path_string(ev, "reason"), "CronJobRefused");
+    assert_string_equal(cw_json_path_string(ev, "involvedObject.name"), "berlin");
+    assert_string_equal(
+        cw_json_path_string(ev, "message"),
+        "the API server refused to create CronJob berlin, so no CronJob runs this job: "
+        "CronJob.batch \"berlin\" is invalid: spec.schedule: Invalid value: "
+        "\"CRON_TZ=Europe/Berlin 0 2 * * *\": cannot use TZ or CRON_TZ in schedule, use timeZone "
+        "field instead (Kubernetes 1.29 and later refuse to create a CronJob whose schedule holds "
+        "TZ or CRON_TZ, Longhorn's manager's as well: write spec.cron without the time zone "
+        "prefix, in kube-controller-manager's time zone, usually UTC)");
+    json_object_put(ev);
+    shell_reconcile(&f, key, "refused", -1, 0, 1, "again (a resync): no second Event");
+    static const shell_series want[] = {
+        {WRITES("create_cronjob", "invalid"), 2},
+        {WRITES("create_cronjob", "error"), 0},
+    };
+    shell_expect(&f, want, N(want));
+    shell_finish(&f);
+    cw_ctrl_policy_config_fini(&cfg);
+}
+
 SHELL_TEST_MAIN(cmocka_unit_test(every_answer_of_the_api),
                 cmocka_unit_test(a_longhorn_it_does_not_know),
                 cmocka_unit_test(without_a_daemonset_the_crds_say),
                 cmocka_unit_test(crds_of_several_minors_stand_it_down),
                 cmocka_unit_test(a_cache_behind_its_own_write_writes_nothing),
-                cmocka_unit_test(the_flag_forces_a_version))
+                cmocka_unit_test(the_flag_forces_a_version),
+                cmocka_unit_test(a_cron_tz_cronjob_the_api_server_refuses))

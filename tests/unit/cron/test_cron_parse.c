@@ -414,6 +414,32 @@ static void resolves_zone_prefixes(void **state)
     assert_int_equal(cw_cron_parse("TZ=Europe/Berlin 0 0 * * *", NULL, &c, &err), CW_EINVAL);
 }
 
+/* cw_cron_zone_prefix: the prefix robfig/cron v3 reads as a zone (and v1 does not know). */
+static void finds_zone_prefixes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *spec;
+        size_t len;
+    } t[] = {
+        {"CRON_TZ=Europe/Berlin 0 2 * * *", 21},
+        {"TZ=America/New_York 30 1 * * *", 19},
+        {"TZ=UTC @daily", 6},
+        {"TZ=UTC", 6},                      /* no space: the whole spec (robfig panics on it) */
+        {"TZ=Asia/Kolkata\t0 0 * * *", 17}, /* only an ASCII space ends it */
+        {"TZ= 0 0 * * *", 3},
+        {"0 2 * * *", 0},
+        {" CRON_TZ=UTC 0 2 * * *", 0}, /* a prefix only at the start, as robfig checks */
+        {"cron_tz=UTC 0 2 * * *", 0},  /* case-sensitive */
+        {"TZ", 0},
+        {"", 0},
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (cw_cron_zone_prefix(t[i].spec) != t[i].len)
+            fail_msg("%s: %zu, want %zu", t[i].spec, cw_cron_zone_prefix(t[i].spec), t[i].len);
+    assert_int_equal(cw_cron_zone_prefix(NULL), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -426,6 +452,7 @@ int main(void)
         cmocka_unit_test(builds_robfig_bit_sets),
         cmocka_unit_test(rounds_every_durations),
         cmocka_unit_test(resolves_zone_prefixes),
+        cmocka_unit_test(finds_zone_prefixes),
     };
     return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }

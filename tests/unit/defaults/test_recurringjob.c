@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "defaults/recurringjob.h"
+#include "tests/unit/tzdb_fixture.h"
 
 #define RJ(api, spec)                                                                              \
     "{'apiVersion':'longhorn.io/" api "','kind':'RecurringJob','metadata':{'name':'daily',"        \
@@ -428,6 +429,104 @@ static void tasks_of_the_clusters_minor(void **state)
     }
 }
 
+/* A TZ=/CRON_TZ= prefix in spec.cron (docs/policy.md, docs/compat.md "CRON_TZ= in a
+ * RecurringJob's cron"): refused where the cluster's Longhorn is known to refuse it (1.3+, its
+ * webhook), a warning where it is not known or is 1.2 (no webhook); never a word from the
+ * controller's copy of the policy (cron_zone_ok), which writes spec.cron as Longhorn does. */
+typedef struct {
+    int minor, zone_ok;
+    cw_operation op;
+    const char *old_cron, *cron, *warnings, *problems;
+} zone_case;
+
+#define BERLIN "CRON_TZ=Europe/Berlin 0 2 * * *"
+#define ZONE_REFUSED(cron, prefix, minor)                                                          \
+    "spec.cron: \"" cron "\" starts with a time zone (" prefix "), which Longhorn 1." minor        \
+    " refuses (its cron parser, robfig/cron v1, has none); and Kubernetes 1.29 and later refuse "  \
+    "to create a CronJob whose schedule holds TZ: write the time without the prefix, in "          \
+    "kube-controller-manager's time zone (usually UTC)"
+#define ZONE_WARNED(cron, prefix)                                                                  \
+    "spec.cron: \"" cron "\" starts with a time zone (" prefix "), which Longhorn 1.3 and later "  \
+    "refuse (their cron parser, robfig/cron v1, has none); and Kubernetes 1.29 and later (and "    \
+    "1.21 and earlier) refuse to create a CronJob whose schedule holds TZ, so no CronJob may run " \
+    "this job: write the time without the prefix, in kube-controller-manager's time zone "         \
+    "(usually UTC)"
+
+static const zone_case zone_cases[] = {
+    /* Longhorn not known (the webhook without --longhorn-version): admitted, with a warning */
+    {0, 0, CW_OP_CREATE, NULL, BERLIN, ZONE_WARNED(BERLIN, "CRON_TZ=Europe/Berlin"), NULL},
+    {0, 0, CW_OP_CREATE, NULL, "TZ=UTC @daily", ZONE_WARNED("TZ=UTC @daily", "TZ=UTC"), NULL},
+    {0, 0, CW_OP_UPDATE, BERLIN, BERLIN, ZONE_WARNED(BERLIN, "CRON_TZ=Europe/Berlin"), NULL},
+    /* Longhorn 1.2 has no webhook: its controller copies the cron; a warning */
+    {2, 0, CW_OP_CREATE, NULL, BERLIN, ZONE_WARNED(BERLIN, "CRON_TZ=Europe/Berlin"), NULL},
+    /* Longhorn 1.3 and later refuse it at admission: so does cronwarden */
+    {3, 0, CW_OP_CREATE, NULL, BERLIN, NULL, ZONE_REFUSED(BERLIN, "CRON_TZ=Europe/Berlin", "3")},
+    {12, 0, CW_OP_CREATE, NULL, "TZ=America/New_York 30 1 * * *", NULL,
+     ZONE_REFUSED("TZ=America/New_York 30 1 * * *", "TZ=America/New_York", "12")},
+    {12, 0, CW_OP_UPDATE, "0 2 * * *", BERLIN, NULL,
+     ZONE_REFUSED(BERLIN, "CRON_TZ=Europe/Berlin", "12")},
+    /* stored with it before (an object older than the webhook): still updatable */
+    {12, 0, CW_OP_UPDATE, BERLIN, BERLIN,
+     ZONE_REFUSED(BERLIN, "CRON_TZ=Europe/Berlin", "12") " (already in the stored object, not "
+                                                         "blocking)",
+     NULL},
+    /* a cron that does not parse says only that */
+    {12, 0, CW_OP_CREATE, NULL, "CRON_TZ=Nowhere/City 0 2 * * *", NULL,
+     "spec.cron: invalid cron expression \"CRON_TZ=Nowhere/City 0 2 * * *\": provided bad "
+     "location Nowhere/City: unknown time zone Nowhere/City"},
+    {0, 0, CW_OP_CREATE, NULL, "TZ=UTC", NULL,
+     "spec.cron: invalid cron expression \"TZ=UTC\": missing space after time zone prefix: "
+     "TZ=UTC"},
+    /* no prefix: nothing to say */
+    {12, 0, CW_OP_CREATE, NULL, "0 2 * * *", NULL, NULL},
+    /* the controller's copy of the policy */
+    {12, 1, CW_OP_CREATE, NULL, BERLIN, NULL, NULL},
+    {0, 1, CW_OP_CREATE, NULL, BERLIN, NULL, NULL},
+};
+
+static void cron_zone_prefixes(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(zone_cases) / sizeof(zone_cases[0]); i++) {
+        const zone_case *c = &zone_cases[i];
+        char obj[256], old[256], label[128];
+        snprintf(obj, sizeof(obj), RJ2("{'task':'snapshot','cron':'%s','retain':1}"), c->cron);
+        if (c->old_cron)
+            snprintf(old, sizeof(old), RJ2("{'task':'snapshot','cron':'%s','retain':1}"),
+                     c->old_cron);
+        snprintf(label, sizeof(label), "1.%d%s %s %s", c->minor, c->zone_ok ? " controller" : "",
+                 cw_operation_name(c->op), c->cron);
+        cw_policy_config cfg;
+        assert_int_equal(cw_policy_config_init(&cfg), CW_OK);
+        cfg.tzdb = &tzdb;
+        cfg.longhorn_minor = c->minor;
+        cfg.cron_zone_ok = c->zone_ok;
+        test_policy_case(cw_recurringjob_validate, &cfg, c->op, c->old_cron ? old : NULL, obj, NULL,
+                         c->warnings, c->problems, label);
+        cw_policy_config_free(&cfg);
+    }
+    /* cw_recurringjob_check_spec (the planner's) has no warnings to give */
+    cw_policy_config cfg;
+    cw_strlist problems;
+    assert_int_equal(cw_policy_config_init(&cfg), CW_OK);
+    cfg.tzdb = &tzdb;
+    cw_strlist_init(&problems);
+    json_object *spec = test_parse("{'task':'snapshot','cron':'" BERLIN "'}");
+    assert_int_equal(
+        cw_recurringjob_check_spec(&cfg, CW_RECURRINGJOB_V1BETA2, spec, "daily", "spec", &problems),
+        CW_OK);
+    assert_int_equal(problems.len, 0);
+    cfg.longhorn_minor = 4;
+    assert_int_equal(
+        cw_recurringjob_check_spec(&cfg, CW_RECURRINGJOB_V1BETA2, spec, "daily", "spec", &problems),
+        CW_OK);
+    test_expect_list(&problems, ZONE_REFUSED(BERLIN, "CRON_TZ=Europe/Berlin", "4"), "problems",
+                     "check_spec on 1.4");
+    json_object_put(spec);
+    cw_strlist_free(&problems);
+    cw_policy_config_free(&cfg);
+}
+
 static void every_task_is_accepted(void **state)
 {
     (void)state;
@@ -538,6 +637,7 @@ int main(void)
         cmocka_unit_test(tasks_of_the_clusters_minor),
         cmocka_unit_test(retain_rule),
         cmocka_unit_test(legacy_jobs),
+        cmocka_unit_test(cron_zone_prefixes),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }

@@ -189,6 +189,17 @@ static const sched_case sched_cases[] = {
        "NoCronJob due=2026-11-01T05:00:00Z next=2026-12-01T05:00:00Z every=2678400 row=0 "
        "stuck>2678400 judged=1 missed=1 [2026-11-01T05:00:00Z no-cronjob: the RecurringJob has "
        "no CronJob (Longhorn's manager or cronwarden's controller has not made it)]"}}},
+    /* docs/compat.md "CRON_TZ= in a RecurringJob's cron": Kubernetes 1.29+ refuses the CronJob */
+    {"a RecurringJob with CRON_TZ= and no CronJob: the reason named",
+     NULL,
+     0,
+     0,
+     {RJ("backup-berlin", "backup", "CRON_TZ=Europe/Berlin 0 2 * * *", "[]")},
+     {{"R/longhorn-system/backup-berlin",
+       "NoCronJob due=2026-11-24T01:00:00Z next=2026-11-25T01:00:00Z every=86400 row=0 "
+       "stuck>86400 judged=1 missed=1 [2026-11-24T01:00:00Z no-cronjob: the RecurringJob has no "
+       "CronJob: its cron starts with a time zone (CRON_TZ=Europe/Berlin), and Kubernetes 1.29 "
+       "and later (and 1.21 and earlier) refuse to create a CronJob whose schedule holds TZ]"}}},
     {"history limits 1 and 1: fire times before the oldest kept Job of a full kind are unknown",
      NULL,
      7 * 86400,
@@ -452,12 +463,54 @@ static void test_schedules(void **state)
         check_case(&sched_cases[i]);
 }
 
+/* What `cron status` prints for such a RecurringJob: the reason, and what to write instead. */
+static void cron_tz_without_cronjob_text(void **state)
+{
+    static const char *const objects[] = {
+        RJ("backup-berlin", "backup", "CRON_TZ=Europe/Berlin 0 2 * * *", "[]")};
+    cw_health_config cfg;
+    cw_health h;
+    cw_error err;
+    char *text = NULL;
+    size_t len = 0;
+    (void)state;
+    config(&cfg, NULL, 0, 0);
+    assert_int_equal(cw_health_init(&h, &cfg, &err), CW_OK);
+    load(&h, objects, N(objects));
+    assert_int_equal(cw_health_eval_all(&h, 0, &err), CW_OK);
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(cw_health_render_text(&h, 0, f, &err), CW_OK);
+    fclose(f);
+    const char *problems = strstr(text, "  recurringjob longhorn-system/backup-berlin");
+    if (!problems)
+        fail_msg("no problems section:\n%s", text);
+    assert_string_equal(
+        problems,
+        "  recurringjob longhorn-system/backup-berlin (NoCronJob):\n"
+        "    no CronJob runs it: its cron starts with a time zone (CRON_TZ=Europe/Berlin), and "
+        "Kubernetes 1.29 and later (and 1.21 and earlier) refuse to create a CronJob whose "
+        "schedule holds TZ (Longhorn 1.3 and later refuse such a cron too); write spec.cron "
+        "without the prefix, in kube-controller-manager's time zone (usually UTC)\n"
+        "    missed 2026-11-24T01:00:00Z: the RecurringJob has no CronJob: its cron starts with a "
+        "time zone (CRON_TZ=Europe/Berlin), and Kubernetes 1.29 and later (and 1.21 and earlier) "
+        "refuse to create a CronJob whose schedule holds TZ\n"
+        "\n"
+        "1 schedule, 1 unhealthy; 0 volumes, 0 unprotected, 0 stale\n");
+    free(text);
+    cw_health_free(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schedules),      cmocka_unit_test(test_volumes),
-        cmocka_unit_test(test_count_missed),   cmocka_unit_test(test_one_schedule),
-        cmocka_unit_test(test_replace_remove), cmocka_unit_test(test_runs),
+        cmocka_unit_test(test_schedules),
+        cmocka_unit_test(test_volumes),
+        cmocka_unit_test(cron_tz_without_cronjob_text),
+        cmocka_unit_test(test_count_missed),
+        cmocka_unit_test(test_one_schedule),
+        cmocka_unit_test(test_replace_remove),
+        cmocka_unit_test(test_runs),
     };
     return cmocka_run_group_tests(tests, tzdb_setup, tzdb_teardown);
 }

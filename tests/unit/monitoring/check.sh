@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# deploy/monitoring (docs/status.md, "Alerts"): the PrometheusRule is what scripts/monitoring-rules
-# makes of rules.yaml; promtool accepts both; every alert fires and stays quiet as alerts_test.yaml
-# says (each has a case where it fires and one where it must not); every metric the rules read is
-# one docs/status.md documents. Skipped (77) without promtool (Debian's prometheus package).
+# deploy/monitoring (docs/status.md, "Alerts"): the PrometheusRule (and the Helm chart's copy of
+# rules.yaml) is what scripts/monitoring-rules makes of rules.yaml; promtool accepts both; every
+# alert fires and stays quiet as alerts_test.yaml says (each has a case where it fires and one
+# where it must not); every metric the rules read is one docs/status.md documents. Skipped (77)
+# without promtool (Debian's prometheus package).
 set -euo pipefail
 cd "${CW_SOURCE_DIR:-$(dirname "$0")/../../..}"
 command -v promtool >/dev/null || { echo "SKIP: promtool is not installed (apt-get install prometheus)"; exit 77; }

@@ -123,6 +123,23 @@ static const admit_case cases[] = {
             "\"cron\":\"0 0 * * *\",\"retain\":1,\"concurrency\":10,\"groups\":[],\"labels\":{},"
             "\"parameters\":{}}}"),
      200, "allowed", "RecurringJob", ALLOWED("rj-7"), NULL},
+    /* Longhorn not known to the webhook: a zone prefix is admitted with a warning (Longhorn 1.3+
+     * and Kubernetes 1.29+ refuse it; docs/compat.md) */
+    {"RecurringJob with CRON_TZ: allowed with a warning", CW_WEBHOOK_VALIDATE, 0, NULL, 0,
+     REVIEW("v1", "rj-10", RJ2, "CREATE",
+            ",\"object\":{\"apiVersion\":\"longhorn.io/v1beta2\",\"kind\":\"RecurringJob\","
+            "\"metadata\":{\"name\":\"daily\"},\"spec\":{\"name\":\"daily\",\"task\":\"snapshot\","
+            "\"cron\":\"CRON_TZ=Europe/Berlin 0 2 * * *\",\"retain\":1,\"concurrency\":10,"
+            "\"groups\":[],\"labels\":{},\"parameters\":{}}}"),
+     200, "allowed", "RecurringJob",
+     ANSWER("rj-10",
+            "\"allowed\":true,\"warnings\":[\"spec.cron: \\\"CRON_TZ=Europe/Berlin 0 2 * * *\\\" "
+            "starts with a time zone (CRON_TZ=Europe/Berlin), which Longhorn 1.3 and later refuse "
+            "(their cron parser, robfig/cron v1, has none); and Kubernetes 1.29 and later (and "
+            "1.21 and earlier) refuse to create a CronJob whose schedule holds TZ, so no CronJob "
+            "may run this job: write the time without the prefix, in kube-controller-manager's "
+            "time zone (usually UTC)\"]"),
+     NULL},
     {"RecurringJob DELETE reaches no rule", CW_WEBHOOK_VALIDATE, 0, NULL, 0,
      REVIEW("v1", "rj-8", RJ2, "DELETE", ",\"object\":null,\"oldObject\":{\"spec\":{}}"), 200,
      "allowed", "RecurringJob", ALLOWED("rj-8"), NULL},
