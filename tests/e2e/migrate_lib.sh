@@ -16,7 +16,10 @@ mig_manifests() { # DIR
   done
   # The export's ownerReferences name the volumes' old uids: the garbage collector would delete
   # such CronJobs at once, so seed them without.
-  jq 'del(.items[].metadata.ownerReferences)' "$1/cronjobs.json" > "$1/cronjobs.json.tmp" &&
+  # Longhorn 1.1 wrote them as batch/v1beta1, which Kubernetes 1.25+ no longer serves: there they
+  # are seeded as batch/v1 (the same fields).
+  jq --arg v "$([ "${CW_E2E_K8S:-1.20}" = 1.20 ] && echo batch/v1beta1 || echo batch/v1)" \
+    'del(.items[].metadata.ownerReferences) | .items[].apiVersion = $v' "$1/cronjobs.json" > "$1/cronjobs.json.tmp" &&
     mv "$1/cronjobs.json.tmp" "$1/cronjobs.json"
   # Longhorn's finalizer would keep deleted volumes forever without Longhorn running.
   kc create --dry-run=client -f "$1/volumes.yaml" -o json |

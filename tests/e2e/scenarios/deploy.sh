@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deploy/ on a real kube-apiserver 1.20, as an operator would use it (docs/deploy.md):
-#  - every kustomization builds with kubectl 1.20's kustomize and applies (server dry run first,
-#    then for real); deploy/kube-1.20 differs from the 1.21+ manifests only in the two API versions
+#  - every kustomization builds (with the current kubectl, as docs/deploy.md renders deploy/kube-1.20
+#    for 1.19 and 1.20) and applies (server dry run first, then for real); deploy/kube-1.20 differs
+#    from deploy/kube-1.29 (the 1.21+ manifests without 1.30's fields) only in the two API versions
 #    1.20 lacks; the CRDs become Established and the example Longhorn 1.1 export validates;
 #  - the webhook, the upgrade Job, the audit and the controller run with the shipped arguments
 #    under static users bound to exactly the shipped roles; each user's effective rights equal the
@@ -61,7 +62,7 @@ bind_like_sa() {
 # SelfSubjectRulesReview: one "VERB RESOURCE[.GROUP][/NAME]" line each, sorted; the self-review
 # rights every authenticated user has are left out.
 rights() {
-  kc_as "$1" create -o json -f - <<EOF | jq -r '.status.resourceRules[]
+  kc_as "$1" create --validate=false -o json -f - <<EOF | jq -r '.status.resourceRules[]
       | select(.apiGroups != ["authorization.k8s.io"])
       | .apiGroups[] as $g | .resources[] as $r | (.resourceNames // [""])[] as $n | .verbs[] as $v
       | "\($v) \($r)\(if $g == "" then "" else "." + $g end)\(if $n == "" then "" else "/" + $n end)"' | sort -u
@@ -104,14 +105,24 @@ created() {
 }
 
 # ---- the manifests build -----------------------------------------------------------------------
-e2e_step "every kustomization builds with kubectl 1.20's kustomize (v2.0.3)"
-for k in base kube-1.20/base cert-manager upgrade-job audit kube-1.20/audit; do
-  assert_ok kc kustomize "$D/$k"
+e2e_step "every kustomization builds with the current kubectl (docs/deploy.md's renderer for 1.19 and 1.20), printing nothing else"
+# kubectl 1.20's own kustomize (v2.0.3) builds only deploy/upgrade-job and deploy/audit (files);
+# manifests_120 shows it refusing the rest.
+CUR_KUBECTL=$("$CW_SOURCE_DIR/tests/k8s/build.sh" control-plane 2>/dev/null)/kubectl
+[ -x "$CUR_KUBECTL" ] || e2e_fail "no current kubectl to render with ($CUR_KUBECTL)"
+for k in base kube-1.29/base kube-1.20/base cert-manager upgrade-job audit kube-1.20/audit; do
+  E2E_OUT=$("$CUR_KUBECTL" kustomize "$D/$k" 2>"$E2E_DIR/stderr") || e2e_fail "kubectl kustomize $k failed: $(cat "$E2E_DIR/stderr")"
+  [ ! -s "$E2E_DIR/stderr" ] || e2e_fail "kubectl kustomize $k printed: $(cat "$E2E_DIR/stderr")"
   printf '%s\n' "$E2E_OUT" > "$E2E_DIR/built-${k//\//_}.yaml"
 done
-# deploy/kube-1.20 is the 1.21+ manifests with the two API versions 1.20 lacks, and nothing else.
+for k in upgrade-job audit; do
+  assert_ok kc kustomize "$D/$k"
+  assert_eq "$(cat "$E2E_DIR/built-$k.yaml")" "$E2E_OUT" "deploy/$k built by kubectl 1.20's kustomize"
+done
+# deploy/kube-1.20 is deploy/kube-1.29 (the 1.21+ manifests without 1.30's matchConditions and
+# preStop sleep; manifests.sh compares it with deploy/base) with the two API versions 1.20 lacks.
 changed() { diff "$E2E_DIR/built-$1.yaml" "$E2E_DIR/built-$2.yaml" | grep '^[<>]'; }
-assert_eq $'< apiVersion: policy/v1\n> apiVersion: policy/v1beta1' "$(changed base kube-1.20_base)" "base vs kube-1.20/base"
+assert_eq $'< apiVersion: policy/v1\n> apiVersion: policy/v1beta1' "$(changed kube-1.29_base kube-1.20_base)" "kube-1.29/base vs kube-1.20/base"
 assert_eq $'< apiVersion: batch/v1\n> apiVersion: batch/v1beta1' "$(changed audit kube-1.20_audit)" "audit vs kube-1.20/audit"
 
 # ---- CRDs and the example ----------------------------------------------------------------------
@@ -141,22 +152,24 @@ assert_json "$(kc get volumes.longhorn.io,recurringjobs.longhorn.io -n "$NS" -o 
 mig_seed
 
 # ---- deploy/base -------------------------------------------------------------------------------
-e2e_step "deploy/base: the 1.21+ manifests are accepted by 1.20 except the policy/v1 PodDisruptionBudget"
+e2e_step "deploy/kube-1.29/base (the 1.21+ manifests) is accepted by 1.20 except the policy/v1 PodDisruptionBudget; deploy/base's 1.30 fields are not"
 # A server dry run of namespaced objects needs their namespace: the documented first step.
 assert_ok kc apply -f "$D/base/namespace.yaml"
-if E2E_OUT=$(kc apply --dry-run=server -k "$D/base" 2>&1); then e2e_fail "policy/v1 should not exist on 1.20"; fi
-assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-base.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/base accepted by the dry run"
-assert_eq 'error: unable to recognize "'"$D"'/base": no matches for kind "PodDisruptionBudget" in version "policy/v1"' \
+if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/built-kube-1.29_base.yaml" 2>&1); then e2e_fail "policy/v1 should not exist on 1.20"; fi
+assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-kube-1.29_base.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/kube-1.29/base accepted by the dry run"
+assert_eq 'error: unable to recognize "'"$E2E_DIR/built-kube-1.29_base.yaml"'": no matches for kind "PodDisruptionBudget" in version "policy/v1"' \
   "$(grep -v '(server dry run)$' <<<"$E2E_OUT")" "the only refusal"
+# (kubectl 1.20's own validation stops at the first of them: the preStop sleep, or matchConditions)
+assert_fails --match 'unknown field' kc apply --dry-run=server -f "$E2E_DIR/built-base.yaml"
 
-e2e_step "deploy/kube-1.20/base: server dry run (nothing stored), then applied"
-dry_json -k "$D/kube-1.20/base"
+e2e_step "deploy/kube-1.20/base as docs/deploy.md renders it: server dry run (nothing stored), then applied"
+dry_json -f "$E2E_DIR/built-kube-1.20_base.yaml"
 BASE=$E2E_OUT
 assert_json "$BASE" '[.items[] | select(.metadata.name | test("controller") | not) | .kind] | sort' '["ClusterRole","ClusterRoleBinding","Deployment","MutatingWebhookConfiguration","Namespace","PodDisruptionBudget","Role","RoleBinding","Service","ServiceAccount","ValidatingWebhookConfiguration"]' \
   "objects of deploy/kube-1.20/base but the controller's"
 assert_fails --match NotFound kc get deployment -n "$CW_NS" cronwarden-webhook
-assert_ok kc apply -k "$D/kube-1.20/base"
-assert_ok kc apply -k "$D/kube-1.20/base"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
 assert_eq "" "$(grep -v ' unchanged$' <<<"$E2E_OUT")" "a second apply changes nothing"
 
 e2e_step "deploy/base: what the objects promise"
@@ -183,7 +196,11 @@ assert_json "$wh" "[$c.env[].name]" '["POD_NAME","POD_NAMESPACE","CRONWARDEN_THR
 assert_json "$wh" "$c.env[0].valueFrom.fieldRef.fieldPath" metadata.name
 # Termination: the preStop pause plus --shutdown-grace fit in the grace period.
 grace=$(container_args "$wh" "$pod" | sed -n 's/^--shutdown-grace=\([0-9]*\)s$/\1/p')
-pause=$(jq -r "$c.lifecycle.preStop.exec.command[1]" <<<"$wh")
+# The pause is deploy/base's (1.30+: the kubelet's sleep action; the image has no sleep binary for
+# an exec hook); deploy/kube-1.20 has none.
+assert_json "$wh" "$c | has(\"lifecycle\")" false "no preStop hook on 1.20"
+pause=$(sed -n '/preStop:/,/seconds:/s/^ *seconds: \([0-9]*\)$/\1/p' "$E2E_DIR/built-base.yaml")
+[ -n "$pause" ] || e2e_fail "deploy/base has no preStop sleep"
 [ $((pause + grace)) -lt "$(jq -r "$pod.terminationGracePeriodSeconds" <<<"$wh")" ] ||
   e2e_fail "preStop ($pause s) + --shutdown-grace ($grace s) must end before terminationGracePeriodSeconds"
 pdb=$(object "$BASE" PodDisruptionBudget cronwarden-webhook)
@@ -262,7 +279,7 @@ assert_ok curl -fsS --cacert "$CW_E2E_DIR/webhook-ca.crt" --resolve "cronwarden-
   "https://cronwarden-webhook.$CW_NS.svc:$WH_PORT/healthz"
 
 e2e_step "re-applying deploy/base keeps the caBundles the webhook wrote"
-assert_ok kc apply -k "$D/kube-1.20/base"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
 assert_eq "$ALL_CA" "$(bundles)" "caBundles after kubectl apply"
 
 e2e_step "the apiserver reaches the webhook through the shipped configurations"
@@ -345,9 +362,9 @@ e2e_step "deploy/audit: batch/v1 CronJob refused by 1.20 only; deploy/kube-1.20/
 if E2E_OUT=$(kc apply --dry-run=server -k "$D/audit" 2>&1); then e2e_fail "batch/v1 CronJob should not exist on 1.20"; fi
 assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-audit.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/audit accepted by the dry run"
 assert_contains "$E2E_OUT" 'no matches for kind "CronJob" in version "batch/v1"'
-dry_json -k "$D/kube-1.20/audit"
+dry_json -f "$E2E_DIR/built-kube-1.20_audit.yaml"
 AUDIT=$E2E_OUT
-assert_ok kc apply -k "$D/kube-1.20/audit"
+assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_audit.yaml"
 cj=$(object "$AUDIT" CronJob cronwarden-audit)
 assert_json "$cj" '.spec | [.concurrencyPolicy, .successfulJobsHistoryLimit, .failedJobsHistoryLimit, .jobTemplate.spec.backoffLimit]' '["Forbid",3,3,0]'
 jpod='.spec.jobTemplate.spec.template.spec'
@@ -616,8 +633,18 @@ done
 assert_ok kc wait --for condition=established --timeout=60s crd/certificates.cert-manager.io crd/issuers.cert-manager.io
 wait_for 30 "discovery of cert-manager.io" kc get --raw /apis/cert-manager.io/v1
 rm -rf "$CW_E2E_DIR/kube-cache/discovery"
-# On 1.20 the PodDisruptionBudget is policy/v1beta1, as deploy/kube-1.20/base does it.
-sed 's#^apiVersion: policy/v1$#apiVersion: policy/v1beta1#' "$E2E_DIR/built-cert-manager.yaml" > "$E2E_DIR/cert-manager-1.20.yaml"
+# On 1.19/1.20: an overlay of deploy/cert-manager with the patches of deploy/kube-1.29/base and
+# deploy/kube-1.20/base, rendered with a newer kubectl (docs/deploy.md, "Certificates").
+mkdir -p "$E2E_DIR/cm-1.20"
+cp "$D"/kube-1.29/base/no-*.yaml "$D"/kube-1.20/base/pdb-v1beta1.yaml "$E2E_DIR/cm-1.20/"
+{
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%s]\npatches:\n' \
+    "$(realpath --relative-to="$E2E_DIR/cm-1.20" "$D/cert-manager")"
+  sed -n '/^patches:$/,$p' "$D/kube-1.29/base/kustomization.yaml" | tail -n +2
+  sed -n '/^patches:$/,$p' "$D/kube-1.20/base/kustomization.yaml" | tail -n +2
+} > "$E2E_DIR/cm-1.20/kustomization.yaml"
+"$CUR_KUBECTL" kustomize "$E2E_DIR/cm-1.20" > "$E2E_DIR/cert-manager-1.20.yaml" 2>"$E2E_DIR/stderr" ||
+  e2e_fail "the 1.20 overlay of deploy/cert-manager: $(cat "$E2E_DIR/stderr")"
 dry_json -f "$E2E_DIR/cert-manager-1.20.yaml"
 CM=$E2E_OUT
 cmwh=$(object "$CM" Deployment cronwarden-webhook)
@@ -684,10 +711,10 @@ assert_ok kc delete -f "$D/controller/rbac-schedulehealth.yaml"
 # ---- uninstall -----------------------------------------------------------------------------------
 e2e_step "uninstall: everything cronwarden installed goes, Longhorn's objects stay"
 assert_ok kc delete validatingwebhookconfiguration,mutatingwebhookconfiguration cronwarden
-assert_ok kc delete -k "$D/kube-1.20/audit"
+assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_audit.yaml"
 assert_ok kc delete -k "$D/upgrade-job"
 assert_ok kc delete -f "$D/controller/rbac-longhorn.yaml" --ignore-not-found
-assert_ok kc delete -k "$D/kube-1.20/base" --ignore-not-found
+assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_base.yaml" --ignore-not-found
 wait_for 90 "namespace $CW_NS to be deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get namespace $CW_NS 2>/dev/null"
 assert_json "$(kc get mutatingwebhookconfigurations,validatingwebhookconfigurations -o json)" '.items | length' 0 "webhook configurations left"
 assert_json "$(kc get clusterroles,clusterrolebindings -o json)" '[.items[].metadata.name | select(startswith("cronwarden"))]' '[]' "cluster roles left"
