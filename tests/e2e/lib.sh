@@ -468,6 +468,49 @@ EOF
     jq -e '.items | length > 0' >/dev/null"
 }
 
+# e2e_legacy_volume_refused NS: the deployed validating webhook refuses a Volume with legacy
+# spec.recurringJobs in NS, naming its webhook and the policy's message.
+e2e_legacy_volume_refused() {
+  assert_fails --match 'admission webhook "volumes.validate.cronwarden.io" denied the request: spec.recurringJobs: legacy per-volume recurring jobs are not accepted' \
+    kc create -f - <<EOF
+apiVersion: longhorn.io/v1beta1
+kind: Volume
+metadata: {name: e2e-legacy, namespace: $1}
+spec: {size: "1073741824", recurringJobs: [{name: snap, task: snapshot, cron: "0 1 * * *", retain: 2}]}
+EOF
+}
+
+# e2e_certmanager_crds: stand-in Certificate and Issuer CRDs (cert-manager.io/v1, open specs):
+# cert-manager is not part of the test clusters; deploy/cert-manager's objects need their kinds.
+e2e_certmanager_crds() {
+  local kind plural
+  for kind in Certificate Issuer; do
+    plural=$(tr '[:upper:]' '[:lower:]' <<<"$kind")s
+    assert_ok kc apply -f - <<EOF
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: $plural.cert-manager.io}
+spec:
+  group: cert-manager.io
+  scope: Namespaced
+  names: {kind: $kind, plural: $plural, singular: ${plural%s}}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          apiVersion: {type: string}
+          kind: {type: string}
+          metadata: {type: object}
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+EOF
+  done
+  e2e__crds_ready certificates.cert-manager.io issuers.cert-manager.io
+}
+
 # e2e_namespace NAME: create a namespace for the scenario. On an existing cluster the name gets a
 # random suffix and the namespace is deleted at the end; prints the name.
 e2e_namespace() {

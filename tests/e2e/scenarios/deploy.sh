@@ -319,13 +319,7 @@ metadata: {name: e2e-new, namespace: $NS}
 spec: {size: "1073741824", numberOfReplicas: 1}
 EOF
 assert_json "$E2E_OUT" '.metadata.labels["recurring-job-group.longhorn.io/default"]' enabled "default group label on a new Volume"
-assert_fails --match 'admission webhook "volumes.validate.cronwarden.io" denied the request: spec.recurringJobs: legacy per-volume recurring jobs are not accepted' \
-  kc create -f - <<EOF
-apiVersion: longhorn.io/v1beta1
-kind: Volume
-metadata: {name: e2e-legacy, namespace: $NS}
-spec: {size: "1073741824", recurringJobs: [{name: snap, task: snapshot, cron: "0 1 * * *", retain: 2}]}
-EOF
+e2e_legacy_volume_refused "$NS"
 VELERO=$(e2e_namespace velero)
 created -f - <<EOF
 apiVersion: velero.io/v1
@@ -606,31 +600,7 @@ assert_ok kc patch mutatingwebhookconfiguration cronwarden --type json -p '[{"op
 
 # ---- cert-manager ------------------------------------------------------------------------------
 e2e_step "deploy/cert-manager: accepted by the apiserver (stand-in cert-manager CRDs)"
-for kind in Certificate Issuer; do
-  plural=$(tr '[:upper:]' '[:lower:]' <<<"$kind")s
-  assert_ok kc apply -f - <<EOF
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: $plural.cert-manager.io}
-spec:
-  group: cert-manager.io
-  scope: Namespaced
-  names: {kind: $kind, plural: $plural, singular: $(tr '[:upper:]' '[:lower:]' <<<"$kind")}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          apiVersion: {type: string}
-          kind: {type: string}
-          metadata: {type: object}
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-EOF
-done
-assert_ok kc wait --for condition=established --timeout=60s crd/certificates.cert-manager.io crd/issuers.cert-manager.io
+e2e_certmanager_crds
 wait_for 30 "discovery of cert-manager.io" kc get --raw /apis/cert-manager.io/v1
 rm -rf "$CW_E2E_DIR/kube-cache/discovery"
 # On 1.19/1.20: an overlay of deploy/cert-manager with the patches of deploy/kube-1.29/base and

@@ -212,13 +212,7 @@ assert_ok kc create -o json -f <(rj "$NS" e2e-daily "0 3 * * *")
 assert_json "$E2E_OUT" .spec '{"concurrency":10,"cron":"0 3 * * *","groups":[],"labels":{},"name":"e2e-daily","parameters":{},"retain":2,"task":"snapshot"}' "defaulted RecurringJob"
 assert_fails --match 'admission webhook "recurringjobs.validate.cronwarden.io" denied the request: spec.cron: invalid cron expression' \
   kc create -f <(rj "$NS" e2e-bad "0 0 * *")
-assert_fails --match 'admission webhook "volumes.validate.cronwarden.io" denied the request: spec.recurringJobs: legacy per-volume recurring jobs are not accepted' \
-  kc create -f - <<EOF
-apiVersion: longhorn.io/v1beta1
-kind: Volume
-metadata: {name: e2e-legacy, namespace: $NS}
-spec: {size: "1073741824", recurringJobs: [{name: snap, task: snapshot, cron: "0 1 * * *", retain: 2}]}
-EOF
+e2e_legacy_volume_refused "$NS"
 
 # ---- the controller, as ServiceAccount cronwarden-controller ----------------------------------------
 # run_controller NAME: the stored Deployment's arguments with the ServiceAccount's token.

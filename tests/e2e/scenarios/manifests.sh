@@ -101,31 +101,7 @@ BASE=$(built base)
 e2e_log "1.37: kubectl's kustomize (v5) warns about bases/patchesJson6902/patchesStrategicMerge; deploy/ uses resources/patches only"
 
 e2e_step "deploy/cert-manager over deploy/base (stand-in cert-manager CRDs: cert-manager is not part of the test cluster)"
-for kind in Certificate Issuer; do
-  plural=$(tr '[:upper:]' '[:lower:]' <<<"$kind")s
-  assert_ok kc apply -f - <<EOF
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: $plural.cert-manager.io}
-spec:
-  group: cert-manager.io
-  scope: Namespaced
-  names: {kind: $kind, plural: $plural, singular: ${plural%s}}
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          apiVersion: {type: string}
-          kind: {type: string}
-          metadata: {type: object}
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-EOF
-done
-e2e__crds_ready certificates.cert-manager.io issuers.cert-manager.io
+e2e_certmanager_crds
 strict "deploy/cert-manager (server dry run)" --dry-run=server -k "$D/cert-manager"
 CM=$(built cert-manager)
 
