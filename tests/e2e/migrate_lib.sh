@@ -27,28 +27,30 @@ mig_manifests() { # DIR
     rm "$1/volumes.yaml"
 }
 
-# Seeds (or re-seeds) the example into $NS and the cluster's StorageClasses.
+# Seeds (or re-seeds) the example into $NS and the cluster's StorageClasses. The manifests are
+# made once per scenario; a seed is three kubectl calls (the crash scenario seeds twenty times).
 mig_seed() {
-  kc delete volumes.longhorn.io,recurringjobs.longhorn.io --all -n "$NS" --wait=true >/dev/null 2>&1
-  kc delete cronjobs,configmaps,leases --all -n "$NS" --wait=true >/dev/null 2>&1
+  kc delete volumes.longhorn.io,recurringjobs.longhorn.io,cronjobs,configmaps,leases --all -n "$NS" \
+    --wait=true >/dev/null 2>&1
   kc delete storageclass longhorn longhorn-db longhorn-scratch local-path --ignore-not-found --wait=true >/dev/null 2>&1
   local d=$E2E_DIR/seed
-  rm -rf "$d"; mig_manifests "$d"
-  local f
-  for f in "$d"/*; do
-    kc create -f "$f" >/dev/null || e2e_fail "seeding $f failed"
-  done
+  [ -s "$d/volumes.json" ] || { rm -rf "$d"; mig_manifests "$d"; }
+  # One create of the directory, its files in name order as before (configmap, cronjobs,
+  # recurringjobs, storageclasses, volumes).
+  kc create -f "$d" >/dev/null || e2e_fail "seeding $d failed"
 }
 
-# A normalised dump: what migrate reads and writes, without server-owned fields.
+# A normalised dump: what migrate reads and writes, without server-owned fields (two kubectl
+# calls: the namespace's kinds in one List, and the StorageClasses).
 mig_state() {
-  kc get volumes.longhorn.io -n "$NS" -o json |
-    jq -S '[.items[] | {name: .metadata.name, labels: (.metadata.labels // {}), jobs: .spec.recurringJobs}] | sort_by(.name)'
-  kc get recurringjobs.longhorn.io -n "$NS" -o json | jq -S '[.items[] | {name: .metadata.name, spec}] | sort_by(.name)'
+  local ns
+  ns=$(kc get volumes.longhorn.io,recurringjobs.longhorn.io,configmaps,cronjobs,leases -n "$NS" -o json)
+  jq -S '[.items[] | select(.kind == "Volume") | {name: .metadata.name, labels: (.metadata.labels // {}), jobs: .spec.recurringJobs}] | sort_by(.name)' <<<"$ns"
+  jq -S '[.items[] | select(.kind == "RecurringJob") | {name: .metadata.name, spec}] | sort_by(.name)' <<<"$ns"
   kc get storageclass -o json | jq -S '[.items[] | {name: .metadata.name, provisioner, parameters, reclaimPolicy, annotations: .metadata.annotations}] | sort_by(.name)'
-  kc get configmap -n "$NS" -o json | jq -S '[.items[] | select(.metadata.name != "kube-root-ca.crt") | {name: .metadata.name, data}] | sort_by(.name)'
-  kc get cronjobs -n "$NS" -o json | jq -S '[.items[] | select(.metadata.deletionTimestamp == null) | .metadata.name] | sort'
-  kc get leases -n "$NS" -o json | jq -S '[.items[] | .metadata.name]'
+  jq -S '[.items[] | select(.kind == "ConfigMap" and .metadata.name != "kube-root-ca.crt") | {name: .metadata.name, data}] | sort_by(.name)' <<<"$ns"
+  jq -S '[.items[] | select(.kind == "CronJob" and .metadata.deletionTimestamp == null) | .metadata.name] | sort' <<<"$ns"
+  jq -S '[.items[] | select(.kind == "Lease") | .metadata.name]' <<<"$ns"
 }
 
 # cw_migrate ARGS...: migrate against the scenario's cluster and namespace.
