@@ -315,7 +315,9 @@ static void a_resource_gone_while_watched_is_listed(void **state)
     loop_run(&f, unserved_answers, N(unserved_answers));
     expect_keys(&f.inf, "velero/a,velero/b", "served again");
     assert_int_equal(cw_informer_missing(&f.inf), 0);
-    const char *err_lists[] = {"schedules", "error"}, *res[] = {"schedules"};
+    /* the series of one informer: resource, (reason,) group, version, namespace, selectors */
+    const char *err_lists[] = {"schedules", "error", "velero.io", "v1", "", "", ""},
+               *res[] = {"schedules", "velero.io", "v1", "", "", ""};
     assert_true(cw_metrics_value(f.im.lists, err_lists) == 2);
     assert_true(cw_metrics_value(f.im.watch_errors, res) == 1);
     loop_free(&f);
@@ -356,7 +358,7 @@ static void a_missing_resource_is_said_once_a_minute(void **state)
                  logged);
     expect_keys(&f.inf, "velero/a", "served at last");
     assert_int_equal(cw_informer_missing(&f.inf), 0);
-    const char *err_lists[] = {"schedules", "error"};
+    const char *err_lists[] = {"schedules", "error", "velero.io", "v1", "", "", ""};
     assert_true(cw_metrics_value(f.im.lists, err_lists) == 5);
     free(logged);
     loop_free(&f);
