@@ -117,7 +117,7 @@ static char *sorted(const char *text)
 #define BACKUPS_ALL      "backups.velero.io/v1 velero [] "
 #define OWNED_CRONJOBS                                                                             \
     "cronjobs.batch/v1 " LH " [longhorn.io/"                                                       \
-                            "managed-by=longhorn-manager,recurring-job.longhorn.io] "
+    "managed-by=longhorn-manager,recurring-job.longhorn.io] "
 #define SH_ONLY                                                                                    \
     "backups.longhorn.io/v1beta2 " LH " [] x1\n"                                                   \
     "backupvolumes.longhorn.io/v1beta2 " LH " [] x1\n"                                             \
