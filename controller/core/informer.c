@@ -94,18 +94,9 @@ int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *
     pthread_mutex_init(&inf->lock, NULL);
     cw_strmap_init(&inf->versions);
     set_labels(inf);
-    if (!cfg->handler && !cfg->queue)
+    if (!cfg->sink.handler && !cfg->sink.queue)
         return CW_OK; /* its sinks come with cw_informer_add_sink */
-    cw_informer_sink first = {
-        .transform = cfg->transform,
-        .transform_ud = cfg->transform_ud,
-        .index = cfg->index,
-        .index_ud = cfg->index_ud,
-        .handler = cfg->handler,
-        .handler_ud = cfg->handler_ud,
-        .queue = cfg->queue,
-    };
-    return cw_informer_add_sink(inf, &first, NULL, err);
+    return cw_informer_add_sink(inf, &cfg->sink, NULL, err);
 }
 
 /* The cache of this projection and index: an earlier sink's, or a new one (-1: out of memory). */

@@ -93,14 +93,8 @@ typedef struct cw_informer_config {
     long watch_timeout;  /* timeoutSeconds of a watch; 0: 300-600 at random */
     double backoff_base; /* seconds; 0: 0.5 */
     double backoff_max;  /* seconds; 0: 30 */
-    /* The first sink (cw_informer_add_sink adds more), when it has a handler or a queue. */
-    cw_informer_transform_fn transform; /* NULL: keep the whole object */
-    void *transform_ud;
-    cw_ctrl_index_fn index; /* NULL: no secondary index */
-    void *index_ud;
-    cw_informer_handler_fn handler; /* NULL: cw_queue_add(queue, key) */
-    void *handler_ud;
-    cw_queue *queue;                    /* for the default handler */
+    /* The first reader (cw_informer_add_sink adds more), when it has a handler or a queue. */
+    cw_informer_sink sink;
     const cw_informer_metrics *metrics; /* NULL: none */
 } cw_informer_config;
 

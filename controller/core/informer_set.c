@@ -35,8 +35,7 @@ int cw_informer_set_join(cw_informer_set *set, const cw_informer_config *cfg,
             found = set->items[i];
     if (!found) {
         cw_informer_config bare = *cfg; /* the sinks join below */
-        bare.handler = NULL;
-        bare.queue = NULL;
+        bare.sink = (cw_informer_sink){0};
         cw_informer **grown = realloc(set->items, (set->n + 1) * sizeof(*grown));
         if (!grown)
             return cw_error_oom(err);
