@@ -88,7 +88,7 @@ echo "controller: --controllers $controllers at its defaults (workers 8, page si
 run "start, cluster to fix"
 # Every RecurringJob has its CronJob; every volume has a job label and no legacy list.
 rjs=$(kc get recurringjobs.longhorn.io -n "$ns" -o name | wc -l)
-cjs=$(kc get cronjobs.v1beta1.batch -n "$ns" -l recurring-job.longhorn.io -o name | wc -l)
+cjs=$(kc get cronjobs.batch -n "$ns" -l recurring-job.longhorn.io -o name | wc -l)
 unlabelled=$(kc get volumes.longhorn.io -n "$ns" -o json | jq '[.items[] | select(((.metadata.labels // {}) | keys | map(select(startswith("recurring-job"))) | length) == 0 or (.spec.recurringJobs // [] | length) > 0)] | length')
 echo "checked: $rjs RecurringJobs, $cjs CronJobs, $unlabelled volumes without a job label or with legacy jobs"
 [ "$rjs" = "$cjs" ] && [ "$unlabelled" = 0 ] || { echo "the controller did not finish the job" >&2; exit 1; }
