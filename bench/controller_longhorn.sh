@@ -8,10 +8,16 @@
 #   2. a second controller starts on the reconciled cluster: the same figures; it must write
 #      nothing (a no-op resync).
 #   bench/controller_longhorn.sh [VOLUMES JOBS]     default: 10000 500
+# CW_BENCH_CONTROLLERS: the --controllers of both (default recurringjob,volume; '*': every one).
+# CW_BENCH_BASELINE=BINARY (e.g. main's): then CW_BENCH_ROUNDS (3) rounds of the restart on the
+# reconciled cluster, alternating BINARY and this build, with min / median / max of the time and
+# the peak RSS of each, and the ratio of the medians.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CW_BUILD_DIR:-$root/build}
 vols=${1:-10000} jobs=${2:-500}
+controllers=${CW_BENCH_CONTROLLERS:-recurringjob,volume}
+baseline=${CW_BENCH_BASELINE:-} rounds=${CW_BENCH_ROUNDS:-3}
 ns=longhorn-system
 dir=$(mktemp -d /tmp/cw-bench-controller.XXXXXX)
 pid=""
@@ -43,10 +49,10 @@ pct() {
 }
 
 run() {
-  local what=$1 t0 t elapsed quiet=0
+  local what=$1 bin=${2:-$build/cmd/cronwarden} t0 t elapsed quiet=0
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
   t0=$(date +%s%N)
-  "$build/cmd/cronwarden" controller --controllers recurringjob,volume --kubeconfig "$dir/kubeconfig" \
+  "$bin" controller --controllers "$controllers" --kubeconfig "$dir/kubeconfig" \
     --leader-elect=false --metrics-listen "127.0.0.1:$port" --log-level warn 2>"$dir/$what.log" &
   pid=$!
   while :; do
@@ -54,7 +60,7 @@ run() {
     metrics >"$dir/m" 2>/dev/null || continue
     if [ "$(sum cronwarden_controller_reconciles_total 'controller="volume"')" -ge "$vols" ] &&
        [ "$(sum cronwarden_controller_reconciles_total 'controller="recurringjob"')" -ge "$jobs" ] &&
-       [ "$(sum cronwarden_controller_queue_keys)" = 0 ]; then
+       [ "$(( $(sum cronwarden_controller_queue_keys 'state="ready"') + $(sum cronwarden_controller_queue_keys 'state="processing"') ))" = 0 ]; then
       quiet=$((quiet + 1))
       [ "$quiet" -lt 3 ] || break
     else
@@ -68,6 +74,7 @@ run() {
   local keys rss
   keys=$(sum cronwarden_controller_reconciles_total)
   rss=$(awk '/VmHWM/ {printf "%.1f", $2 / 1024}' "/proc/$pid/status")
+  last_s=$elapsed last_rss=$rss
   printf '%-22s %8s s %9s keys %9.0f keys/s  p50 %6s ms  p99 %6s ms  %7s requests  %6s writes  %6s MiB\n' \
     "$what" "$elapsed" "$keys" "$(awk -v k="$keys" -v e="$elapsed" 'BEGIN {print k / e}')" \
     "$(pct volume 0.5)" "$(pct volume 0.99)" "$(sum cronwarden_controller_api_requests_total)" \
@@ -77,14 +84,33 @@ run() {
   pid=""
 }
 
-echo "controller: --controllers recurringjob,volume at its defaults (workers 8, page size 100)"
+echo "controller: --controllers $controllers at its defaults (workers 8, page size 100)"
 run "start, cluster to fix"
 # Every RecurringJob has its CronJob; every volume has a job label and no legacy list.
 rjs=$(kc get recurringjobs.longhorn.io -n "$ns" -o name | wc -l)
-cjs=$(kc get cronjobs.v1beta1.batch -n "$ns" -l recurring-job.longhorn.io -o name | wc -l)
+cjs=$(kc get cronjobs.batch -n "$ns" -l recurring-job.longhorn.io -o name | wc -l)
 unlabelled=$(kc get volumes.longhorn.io -n "$ns" -o json | jq '[.items[] | select(((.metadata.labels // {}) | keys | map(select(startswith("recurring-job"))) | length) == 0 or (.spec.recurringJobs // [] | length) > 0)] | length')
 echo "checked: $rjs RecurringJobs, $cjs CronJobs, $unlabelled volumes without a job label or with legacy jobs"
 [ "$rjs" = "$cjs" ] && [ "$unlabelled" = 0 ] || { echo "the controller did not finish the job" >&2; exit 1; }
 run "restart, all in sync"
 [ "$(sum cronwarden_controller_recurringjob_writes_total)" = 0 ] && [ "$(sum cronwarden_controller_volume_writes_total)" = 0 ] ||
   { echo "a no-op resync wrote" >&2; exit 1; }
+
+[ -n "$baseline" ] || exit 0
+# Alternating restarts on the reconciled cluster: the baseline, then this build, each round.
+stats() { sort -n | awk '{v[NR] = $1} END {printf "%s / %s / %s", v[1], v[int((NR + 1) / 2)], v[NR]}'; }
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+: >"$dir/base" && : >"$dir/this"
+for r in $(seq 1 "$rounds"); do
+  run "round $r baseline" "$baseline"
+  echo "$last_s $last_rss" >>"$dir/base"
+  run "round $r this build" "$build/cmd/cronwarden"
+  echo "$last_s $last_rss" >>"$dir/this"
+done
+for f in base this; do
+  printf '%-10s restart in sync: %s s, peak RSS %s MiB (min / median / max of %s)\n' \
+    "$([ $f = base ] && echo baseline || echo this)" "$(cut -d' ' -f1 "$dir/$f" | stats)" \
+    "$(cut -d' ' -f2 "$dir/$f" | stats)" "$rounds"
+done
+awk -v a="$(cut -d' ' -f2 "$dir/this" | median)" -v b="$(cut -d' ' -f2 "$dir/base" | median)" \
+  'BEGIN {printf "peak RSS, this build / baseline (medians): %.2f\n", a / b}'

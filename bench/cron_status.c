@@ -394,7 +394,7 @@ static void model(const gen *g)
         const cw_health_sched *s = h.results[i].sched;
         cw_health_result r;
         double a = cw_bench_now();
-        if (cw_health_eval_one(&h, s->kind, s->namespace, s->name, &r, &err) != CW_OK)
+        if (cw_health_eval_one(&h, s->kind, s->namespace, s->name, h.cfg.now, &r, &err) != CW_OK)
             return;
         each[i] = (cw_bench_now() - a) * 1e3;
         cw_health_result_free(&r);
@@ -402,7 +402,7 @@ static void model(const gen *g)
     cw_health_ns_count *counts;
     size_t nc;
     double t3 = cw_bench_now();
-    if (cw_health_volume_counts(&h, &counts, &nc, &err) != CW_OK)
+    if (cw_health_volume_counts(&h, h.cfg.now, &counts, &nc, &err) != CW_OK)
         return;
     double t4 = cw_bench_now();
     cw_bench_sort(each, n);

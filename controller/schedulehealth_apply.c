@@ -86,7 +86,6 @@ typedef struct sh_state {
     cw_strmap labels;     /* "<ns>/<velero.io/schedule-name value>" -> the Schedule's name */
     cw_strlist volume_ns; /* namespaces with volume series */
     cw_metric *g[CW_SHCTL_GAUGES], *missed, *unprotected, *stale;
-    json_object *empty[CW_SH_BACKUPS + 1]; /* per informer: what the cache keeps of a run */
 } sh_state;
 
 static int register_metrics(cw_metrics *m, sh_state *st, cw_error *err)
@@ -121,8 +120,6 @@ static void fini(void *p)
     cw_strmap_free(&st->memory, free);
     cw_strmap_free(&st->labels, free);
     cw_strlist_free(&st->volume_ns);
-    for (size_t i = 0; i <= CW_SH_BACKUPS; i++)
-        json_object_put(st->empty[i]);
     pthread_mutex_destroy(&st->mu);
     free(st);
 }
@@ -137,9 +134,6 @@ static int init(cw_shell *s, void **state, cw_error *err)
     cw_strmap_init(&st->memory);
     cw_strmap_init(&st->labels);
     cw_strlist_init(&st->volume_ns);
-    for (size_t i = 0; i <= CW_SH_BACKUPS; i++)
-        if (!(st->empty[i] = json_object_new_object()))
-            return cw_error_oom(err);
     int rc = cw_health_init(&st->model, &cfg->health, err);
     st->model_ok = rc == CW_OK;
     if (rc == CW_OK && s->env.metrics)
@@ -179,31 +173,21 @@ static void remember_label(sh_state *st, const char *ns, const char *name, int f
     free(old);
 }
 
-/* Every object goes into the model as it is read. The cache keeps what a reconcile needs of it:
- * a RecurringJob's or Schedule's identity (the object its Events are about); of the others
- * nothing but their key, under one shared empty entry per informer (no version: a relist feeds
- * every object again, which the model takes as a replacement). Only the informer's own thread
- * takes and drops references to that entry; readers of the caches copy schedules only. */
-static json_object *feed(cw_shell *s, json_object *obj, size_t inf)
+/* An object into the model as it came (borrowed: what the informer lends a store-less row, given
+ * back unchanged). Items of a LIST may come without apiVersion and kind, which the model reads. */
+static void feed(cw_shell *s, json_object *obj, size_t inf)
 {
-    static const char *const identity[] = {"apiVersion",
-                                           "kind",
-                                           "metadata.name",
-                                           "metadata.namespace",
-                                           "metadata.uid",
-                                           "metadata.resourceVersion",
-                                           NULL};
     sh_state *st = s->state;
     const char *ns = cw_json_path_string(obj, "metadata.namespace");
     const char *name = cw_json_path_string(obj, "metadata.name");
+    int add_api = !cw_json_path_string(obj, "apiVersion"),
+        add_kind = !cw_json_path_string(obj, "kind");
     cw_error err;
     cw_error_init(&err);
-    /* Items of a LIST may come without them; the model reads them (the page is the informer's,
-     * thrown away after). */
-    if (!cw_json_path_string(obj, "apiVersion"))
+    if (add_api)
         json_object_object_add(obj, "apiVersion",
                                json_object_new_string(cw_shell_api_version(s, inf)));
-    if (!cw_json_path_string(obj, "kind"))
+    if (add_kind)
         json_object_object_add(obj, "kind", json_object_new_string(kinds[inf].kind));
     pthread_mutex_lock(&st->mu);
     if (cw_health_add(&st->model, obj, kinds[inf].kind, &err) != CW_OK)
@@ -213,26 +197,26 @@ static json_object *feed(cw_shell *s, json_object *obj, size_t inf)
     if (inf == CW_SH_SCHEDULES && ns && name)
         remember_label(st, ns, name, 0);
     pthread_mutex_unlock(&st->mu);
-    if (inf == CW_SH_RECURRINGJOBS || inf == CW_SH_SCHEDULES)
-        return cw_json_keep(obj, identity);
-    return json_object_get(st->empty[inf]);
+    if (add_api)
+        json_object_object_del(obj, "apiVersion");
+    if (add_kind)
+        json_object_object_del(obj, "kind");
 }
 
 /* The schedule a Job or Backup belongs to, as the model filed it. Called with the lock held. */
 static int owner_key(sh_state *st, size_t inf, const char *ns, const char *name, char *out,
                      size_t len)
 {
-    char rk[CW_CTRL_KEY_MAX];
-    snprintf(rk, sizeof(rk), "%s/%s/%s", inf == CW_SH_JOBS ? "J" : "B", ns, name);
-    const char *gk = cw_strmap_get_s(&st->model.run_of, rk);
-    size_t skip = 3 + strlen(ns); /* "J/<ns>/" */
-    if (!gk || strlen(gk) <= skip)
+    char owner[CW_CTRL_KEY_MAX], rk[2 * CW_CTRL_KEY_MAX];
+    if (!cw_health_run_owner(&st->model,
+                             inf == CW_SH_JOBS ? CW_HEALTH_RUN_JOB : CW_HEALTH_RUN_BACKUP, ns, name,
+                             owner, sizeof(owner)))
         return 0;
     if (inf == CW_SH_JOBS) /* its CronJob, named as its RecurringJob */
-        return snprintf(out, len, "RecurringJob/%s/%s", ns, gk + skip) < (int)len;
-    snprintf(rk, sizeof(rk), "%s/%s", ns, gk + skip);
+        return snprintf(out, len, "RecurringJob/%s/%s", ns, owner) < (int)len;
+    snprintf(rk, sizeof(rk), "%s/%s", ns, owner);
     const char *sched = cw_strmap_get_s(&st->labels, rk);
-    return snprintf(out, len, "Schedule/%s/%s", ns, sched ? sched : gk + skip) < (int)len;
+    return snprintf(out, len, "Schedule/%s/%s", ns, sched ? sched : owner) < (int)len;
 }
 
 /* A change: a deletion leaves the model; the schedule (or the volume counts) it concerns is
@@ -266,25 +250,30 @@ static void changed(cw_shell *s, size_t inf, cw_informer_op op, const char *key)
         cw_queue_add(s->env.queue, CW_SH_VOLUMES_KEY);
 }
 
-#define INFORMER_FNS(feed_, changed_, inf)                                                         \
-    static json_object *feed_(void *ud, json_object *obj)                                          \
+/* A store-less row's handler: the object into the model, then the change. */
+#define INFORMER_FN(on_, inf)                                                                      \
+    static void on_(void *ud, cw_informer_op op, const char *key, json_object *old,                \
+                    json_object *obj)                                                              \
     {                                                                                              \
-        return feed(ud, obj, inf);                                                                 \
-    }                                                                                              \
-    static void changed_(void *ud, cw_informer_op op, const char *key, json_object *old,           \
-                         json_object *obj)                                                         \
-    {                                                                                              \
-        (void)old, (void)obj;                                                                      \
+        (void)old;                                                                                 \
+        if (obj)                                                                                   \
+            feed(ud, obj, inf);                                                                    \
         changed(ud, inf, op, key);                                                                 \
     }
-INFORMER_FNS(feed_recurringjob, on_recurringjob, CW_SH_RECURRINGJOBS)
-INFORMER_FNS(feed_cronjob, on_cronjob, CW_SH_CRONJOBS)
-INFORMER_FNS(feed_job, on_job, CW_SH_JOBS)
-INFORMER_FNS(feed_volume, on_volume, CW_SH_VOLUMES)
-INFORMER_FNS(feed_lhbackup, on_lhbackup, CW_SH_LHBACKUPS)
-INFORMER_FNS(feed_backupvolume, on_backupvolume, CW_SH_BACKUPVOLUMES)
-INFORMER_FNS(feed_schedule, on_schedule, CW_SH_SCHEDULES)
-INFORMER_FNS(feed_backup, on_backup, CW_SH_BACKUPS)
+INFORMER_FN(on_recurringjob, CW_SH_RECURRINGJOBS)
+INFORMER_FN(on_cronjob, CW_SH_CRONJOBS)
+INFORMER_FN(on_job, CW_SH_JOBS)
+INFORMER_FN(on_volume, CW_SH_VOLUMES)
+INFORMER_FN(on_lhbackup, CW_SH_LHBACKUPS)
+INFORMER_FN(on_backupvolume, CW_SH_BACKUPVOLUMES)
+INFORMER_FN(on_schedule, CW_SH_SCHEDULES)
+INFORMER_FN(on_backup, CW_SH_BACKUPS)
+
+/* The identity rows only cache: their informer's store-less row says what changed. */
+static void cached(void *ud, cw_informer_op op, const char *key, json_object *old, json_object *obj)
+{
+    (void)ud, (void)op, (void)key, (void)old, (void)obj;
+}
 
 /* ---- what it does ---- */
 
@@ -293,7 +282,7 @@ static int enqueue_all(cw_shell *s)
     static const struct {
         size_t inf;
         const char *kind;
-    } scheds[] = {{CW_SH_RECURRINGJOBS, "RecurringJob"}, {CW_SH_SCHEDULES, "Schedule"}};
+    } scheds[] = {{CW_SH_RJ_IDS, "RecurringJob"}, {CW_SH_SCHEDULE_IDS, "Schedule"}};
     int rc = cw_queue_add(s->env.queue, CW_SH_VOLUMES_KEY);
     for (size_t k = 0; rc == CW_OK && k < 2; k++) {
         cw_strlist keys;
@@ -312,7 +301,6 @@ static int enqueue_all(cw_shell *s)
 /* The per-namespace volume counts; namespaces without volumes lose their series. */
 static int reconcile_volumes(cw_shell *s, cw_ctrl_result *res, cw_error *err)
 {
-    const cw_schedulehealth_config *cfg = s->env.config;
     sh_state *st = s->state;
     cw_health_ns_count *counts = NULL;
     size_t n = 0;
@@ -320,8 +308,7 @@ static int reconcile_volumes(cw_shell *s, cw_ctrl_result *res, cw_error *err)
     cw_strlist seen;
     cw_strlist_init(&seen);
     pthread_mutex_lock(&st->mu);
-    st->model.cfg.now = now;
-    int rc = cw_health_volume_counts(&st->model, &counts, &n, err);
+    int rc = cw_health_volume_counts(&st->model, now, &counts, &n, err);
     for (size_t i = 0; rc == CW_OK && i < n; i++) {
         const char *v[] = {counts[i].namespace};
         cw_metrics_set(st->unprotected, v, (double)counts[i].unprotected);
@@ -343,7 +330,6 @@ static int reconcile_volumes(cw_shell *s, cw_ctrl_result *res, cw_error *err)
     pthread_mutex_unlock(&st->mu);
     cw_health_counts_free(counts, n);
     cw_strlist_free(&seen);
-    (void)cfg;
     if (rc != CW_OK)
         return rc == CW_ENOMEM && !err->message[0] ? cw_error_oom(err) : rc;
     res->outcome = "volumes";
@@ -401,7 +387,9 @@ static int parse_key(const char *key, cw_health_kind *kind, char *ns, size_t nsl
 
 static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
 {
+    const cw_schedulehealth_config *cfg = s->env.config;
     sh_state *st = s->state;
+    cw_health_config at = cfg->health; /* what the decision reads: now */
     cw_health_kind kind;
     char ns[256];
     const char *name;
@@ -413,9 +401,9 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
         return cw_error_set(err, CW_EINVAL, "not a schedule key");
     const char *labels[] = {kind == CW_HEALTH_RECURRINGJOB ? "RecurringJob" : "Schedule", ns, name};
     cw_shctl_actions_init(&a);
+    at.now = cw_shell_now_ms(s) / 1000;
     pthread_mutex_lock(&st->mu);
-    st->model.cfg.now = cw_shell_now_ms(s) / 1000;
-    int rc = cw_health_eval_one(&st->model, kind, ns, name, &r, err);
+    int rc = cw_health_eval_one(&st->model, kind, ns, name, at.now, &r, err);
     if (rc == CW_ENOTFOUND) {
         forget(st, key, labels);
         pthread_mutex_unlock(&st->mu);
@@ -433,12 +421,12 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
             cw_shctl_memory_init(mem);
         }
     }
-    if (rc == CW_OK && (rc = cw_shctl_decide(&st->model.cfg, &r, mem, &a, err)) == CW_OK)
+    if (rc == CW_OK && (rc = cw_shctl_decide(&at, &r, mem, &a, err)) == CW_OK)
         export(st, labels, &a);
     pthread_mutex_unlock(&st->mu);
     if (rc == CW_OK) {
-        post(s, key, kind == CW_HEALTH_RECURRINGJOB ? CW_SH_RECURRINGJOBS : CW_SH_SCHEDULES, ns,
-             name, &a);
+        post(s, key, kind == CW_HEALTH_RECURRINGJOB ? CW_SH_RJ_IDS : CW_SH_SCHEDULE_IDS, ns, name,
+             &a);
         res->outcome = cw_health_state_name(r.state);
         res->requeue_at_ms = a.recheck_at * 1000;
         cw_health_result_free(&r);
@@ -448,30 +436,49 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
 }
 
 /* Longhorn's and Velero's kinds are optional: a cluster without one has none of that half to
- * report. */
-#define INFORMER(name_, group_, version_, resource_, scope_, feed_, on_, optional_)                \
+ * report. Every row is store-less: the model is the reconciler's own. */
+#define INFORMER(name_, group_, version_, resource_, scope_, on_, optional_)                       \
     {                                                                                              \
         CW_INFORMER_RESOURCE(name_, group_, version_, resource_),                                  \
-            .scope = (scope_), .transform = (feed_), .handler = (on_), .optional = (optional_)     \
+            .scope = (scope_), .storeless = 1, .handler = (on_), .optional = (optional_)           \
     }
+/* A schedule's identity (the object its Events are about), beside its store-less row. */
+#define IDENTITY_OF(row_, name_, group_, resource_, scope_)                                        \
+    {                                                                                              \
+        CW_INFORMER_RESOURCE(name_, group_, NULL, resource_),                                      \
+            .version_of = 1 + (row_), .scope = (scope_), .keep = identity, .handler = cached,      \
+            .optional = 1                                                                          \
+    }
+
+static const char *const identity[] = {"apiVersion",
+                                       "kind",
+                                       "metadata.name",
+                                       "metadata.namespace",
+                                       "metadata.uid",
+                                       "metadata.resourceVersion",
+                                       NULL};
 
 static const cw_informer_def informers[] = {
     [CW_SH_RECURRINGJOBS] = INFORMER("recurringjobs", "longhorn.io", NULL, "recurringjobs",
-                                     CW_SHELL_HOME, feed_recurringjob, on_recurringjob, 1),
+                                     CW_SHELL_HOME, on_recurringjob, 1),
     [CW_SH_CRONJOBS] =
-        INFORMER("cronjobs", "batch", NULL, "cronjobs", CW_SHELL_HOME, feed_cronjob, on_cronjob, 0),
-    [CW_SH_JOBS] = INFORMER("jobs", "batch", "v1", "jobs", CW_SHELL_HOME, feed_job, on_job, 0),
-    [CW_SH_VOLUMES] = INFORMER("volumes", "longhorn.io", NULL, "volumes", CW_SHELL_HOME,
-                               feed_volume, on_volume, 1),
-    [CW_SH_LHBACKUPS] = INFORMER("longhorn-backups", "longhorn.io", NULL, "backups", CW_SHELL_HOME,
-                                 feed_lhbackup, on_lhbackup, 1),
+        INFORMER("cronjobs", "batch", NULL, "cronjobs", CW_SHELL_HOME, on_cronjob, 0),
+    [CW_SH_JOBS] = INFORMER("jobs", "batch", "v1", "jobs", CW_SHELL_HOME, on_job, 0),
+    [CW_SH_VOLUMES] =
+        INFORMER("volumes", "longhorn.io", NULL, "volumes", CW_SHELL_HOME, on_volume, 1),
+    [CW_SH_LHBACKUPS] =
+        INFORMER("longhorn-backups", "longhorn.io", NULL, "backups", CW_SHELL_HOME, on_lhbackup, 1),
     [CW_SH_BACKUPVOLUMES] = INFORMER("backupvolumes", "longhorn.io", NULL, "backupvolumes",
-                                     CW_SHELL_HOME, feed_backupvolume, on_backupvolume, 1),
-    [CW_SH_SCHEDULES] = INFORMER("schedules", "velero.io", NULL, "schedules", CW_SHELL_ASIDE,
-                                 feed_schedule, on_schedule, 1),
+                                     CW_SHELL_HOME, on_backupvolume, 1),
+    [CW_SH_SCHEDULES] =
+        INFORMER("schedules", "velero.io", NULL, "schedules", CW_SHELL_ASIDE, on_schedule, 1),
     [CW_SH_BACKUPS] = {CW_INFORMER_RESOURCE("backups", "velero.io", NULL, "backups"),
                        .scope = CW_SHELL_ASIDE, .label_selector = CW_SCHEDULE_NAME_LABEL,
-                       .transform = feed_backup, .handler = on_backup, .optional = 1},
+                       .storeless = 1, .handler = on_backup, .optional = 1},
+    [CW_SH_RJ_IDS] = IDENTITY_OF(CW_SH_RECURRINGJOBS, "recurringjobs", "longhorn.io",
+                                 "recurringjobs", CW_SHELL_HOME),
+    [CW_SH_SCHEDULE_IDS] =
+        IDENTITY_OF(CW_SH_SCHEDULES, "schedules", "velero.io", "schedules", CW_SHELL_ASIDE),
 };
 
 const cw_reconciler_ops cw_schedulehealth_reconciler = {

@@ -5,8 +5,10 @@
  * Longhorn's RecurringJobs, CronJobs, Jobs, Volumes, Backups and BackupVolumes in
  * --longhorn-namespace; Velero's Schedules and Backups (labelled with a schedule) in --namespace.
  * Longhorn's and Velero's resources are optional: a cluster without one has nothing of it to
- * report. The model keeps compact records of every object (memory grows with runs, not with
- * their objects); the caches keep the schedules' identities and, of the rest, only their keys.
+ * report. Its informer rows are store-less (controller/core/reconciler.h): every object goes
+ * whole into the model, which keeps compact records (memory grows with runs, not with their
+ * objects); two more rows on the RecurringJob and Schedule informers cache the schedules'
+ * identities (what their Events are about).
  * Keys: "RecurringJob/<ns>/<name>", "Schedule/<ns>/<name>" and "volumes" (the per-namespace volume
  * counts). */
 #ifndef CW_SCHEDULEHEALTH_APPLY_H
@@ -33,6 +35,8 @@ enum {
     CW_SH_BACKUPVOLUMES,
     CW_SH_SCHEDULES,
     CW_SH_BACKUPS,
+    CW_SH_RJ_IDS, /* the RecurringJobs' identities (the same informer as CW_SH_RECURRINGJOBS) */
+    CW_SH_SCHEDULE_IDS, /* the Schedules' identities (the same informer as CW_SH_SCHEDULES) */
 };
 
 #define CW_SH_VOLUMES_KEY "volumes"

@@ -332,10 +332,25 @@ static int eval_stored(cw_health *h, const cw_health_sched *stored, cw_health_re
     return cw_health_eval(&h->cfg, &s, g ? g->runs : NULL, g ? g->n : 0, out, err);
 }
 
+int cw_health_run_owner(const cw_health *h, cw_health_run_kind kind, const char *ns,
+                        const char *name, char *out, size_t len)
+{
+    cw_buf rk;
+    const char *prefix = kind == CW_HEALTH_RUN_JOB ? "J/" : "B/";
+    cw_buf_init(&rk);
+    const char *gk =
+        keyf(&rk, prefix, ns, name) == CW_OK ? cw_strmap_get_s(&h->run_of, cw_buf_str(&rk)) : NULL;
+    size_t skip = strlen(prefix) + strlen(ns) + 1; /* the group's key: "J/<ns>/<owner>" */
+    int found = gk && strlen(gk) > skip && snprintf(out, len, "%s", gk + skip) < (int)len;
+    cw_buf_free(&rk);
+    return found;
+}
+
 int cw_health_eval_one(cw_health *h, cw_health_kind kind, const char *ns, const char *name,
-                       cw_health_result *out, cw_error *err)
+                       int64_t now, cw_health_result *out, cw_error *err)
 {
     cw_buf key;
+    h->cfg.now = now;
     cw_buf_init(&key);
     if (keyf(&key, kind == CW_HEALTH_RECURRINGJOB ? "R/" : "S/", ns, name) != CW_OK) {
         cw_buf_free(&key);

@@ -262,16 +262,22 @@ extern const char *const cw_health_unread[];
  * group ("batch", "velero.io", "longhorn.io"). Unknown objects are no-ops. */
 void cw_health_remove(cw_health *h, const char *api, const char *kind, const char *ns,
                       const char *name);
-/* Judges one schedule (kind RecurringJob or Schedule) with its CronJob and runs as collected.
- * CW_ENOTFOUND when it was not added. */
+/* Judges one schedule (kind RecurringJob or Schedule) with its CronJob and runs as collected, at
+ * now (unix seconds; the collector's clock from then on). CW_ENOTFOUND when it was not added. */
 int cw_health_eval_one(cw_health *h, cw_health_kind kind, const char *ns, const char *name,
-                       cw_health_result *out, cw_error *err) CW_MUST_CHECK;
+                       int64_t now, cw_health_result *out, cw_error *err) CW_MUST_CHECK;
+/* Whose run a collected Job or Velero Backup is: its CronJob's name (a RecurringJob's CronJob has
+ * the RecurringJob's name), or the Backup's velero.io/schedule-name value, into out. 0 when the
+ * run was not collected or belongs to no schedule. */
+typedef enum { CW_HEALTH_RUN_JOB, CW_HEALTH_RUN_BACKUP } cw_health_run_kind;
+int cw_health_run_owner(const cw_health *h, cw_health_run_kind kind, const char *ns,
+                        const char *name, char *out, size_t len);
 /* Judges everything: results (sorted by kind, namespace, name), volumes (sorted by namespace,
  * name; with_volumes 0 keeps only the counts), per-namespace counts. Replaces earlier results. */
 int cw_health_eval_all(cw_health *h, int with_volumes, cw_error *err) CW_MUST_CHECK;
-/* The per-namespace counts alone (a reconciler's gauges), into counts (caller frees with
- * cw_health_counts_free). */
-int cw_health_volume_counts(cw_health *h, cw_health_ns_count **counts, size_t *n,
+/* The per-namespace counts alone (a reconciler's gauges) at now (unix seconds; the collector's
+ * clock from then on), into counts (caller frees with cw_health_counts_free). */
+int cw_health_volume_counts(cw_health *h, int64_t now, cw_health_ns_count **counts, size_t *n,
                             cw_error *err) CW_MUST_CHECK;
 void cw_health_counts_free(cw_health_ns_count *counts, size_t n);
 

@@ -536,8 +536,10 @@ int cw_health__volumes(cw_health *h, int keep, cw_error *err)
     return judge(h, keep, &h->counts, &h->ncounts, err);
 }
 
-int cw_health_volume_counts(cw_health *h, cw_health_ns_count **counts, size_t *n, cw_error *err)
+int cw_health_volume_counts(cw_health *h, int64_t now, cw_health_ns_count **counts, size_t *n,
+                            cw_error *err)
 {
+    h->cfg.now = now;
     int rc = judge(h, 0, counts, n, err);
     cw_health__volume_results_free(h); /* the counts are the caller's now; h keeps no results */
     return rc;

@@ -12,13 +12,15 @@
 
 int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_error *err)
 {
-    static const char *const res[] = {"resource", NULL};
-    static const char *const res_type[] = {"resource", "type", NULL};
-    static const char *const res_reason[] = {"resource", "reason", NULL};
+#define IDENTITY "group", "version", "namespace", "label_selector", "field_selector", NULL
+    static const char *const res[] = {"resource", IDENTITY};
+    static const char *const res_type[] = {"resource", "type", IDENTITY};
+    static const char *const res_reason[] = {"resource", "reason", IDENTITY};
+#undef IDENTITY
     int rc;
     if ((rc = cw_metrics_counter(m, "cronwarden_controller_informer_events_total",
-                                 "Changes applied to an informer's cache, by resource and type "
-                                 "(added, modified, deleted, bookmark).",
+                                 "Changes an informer applied, by resource and type (added, "
+                                 "modified, deleted, bookmark).",
                                  res_type, &out->events, err)) ||
         (rc = cw_metrics_counter(m, "cronwarden_controller_informer_lists_total",
                                  "Full LISTs by resource and reason (start, expired: 410 Gone, "
@@ -28,9 +30,9 @@ int cw_informer_metrics_register(cw_metrics *m, cw_informer_metrics *out, cw_err
                                  "Watches that failed (other than by expiring), by resource.", res,
                                  &out->watch_errors, err)) ||
         (rc = cw_metrics_gauge(m, "cronwarden_controller_informer_objects",
-                               "Objects in an informer's cache.", res, &out->objects, err)) ||
+                               "Objects an informer has.", res, &out->objects, err)) ||
         (rc = cw_metrics_gauge(m, "cronwarden_controller_informer_synced",
-                               "1 once an informer's first LIST has filled its cache.", res,
+                               "1 once an informer's first LIST has filled its caches.", res,
                                &out->synced, err)) ||
         (rc = cw_metrics_gauge(m, "cronwarden_controller_informer_missing",
                                "1 while the API server answers an informer's LIST with 404: it "
@@ -57,6 +59,20 @@ json_object *cw_informer_copy_spec(json_object *obj, const char *api_version, co
     return o;
 }
 
+/* The metrics' identifying label values (cw_informer_metrics). */
+static void set_labels(cw_informer *inf)
+{
+    const cw_kube_resource *r = &inf->cfg.resource;
+    const char *v[CW_INFORMER_LABELS] = {r->resource,
+                                         r->group,
+                                         r->version,
+                                         r->namespace,
+                                         inf->cfg.label_selector,
+                                         inf->cfg.field_selector};
+    for (size_t i = 0; i < CW_INFORMER_LABELS; i++)
+        snprintf(inf->labels[i], sizeof(inf->labels[i]), "%s", v[i] ? v[i] : "");
+}
+
 int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *err)
 {
     memset(inf, 0, sizeof(*inf));
@@ -75,16 +91,79 @@ int cw_informer_init(cw_informer *inf, const cw_informer_config *cfg, cw_error *
     atomic_init(&inf->missing, 0);
     atomic_init(&inf->stop, 0);
     inf->rng = (unsigned)time(NULL) ^ (unsigned)getpid() ^ (unsigned)(uintptr_t)inf;
-    if (!inf->cfg.handler && !inf->cfg.queue)
+    pthread_mutex_init(&inf->lock, NULL);
+    cw_strmap_init(&inf->versions);
+    set_labels(inf);
+    if (!cfg->sink.handler && !cfg->sink.queue)
+        return CW_OK; /* its sinks come with cw_informer_add_sink */
+    return cw_informer_add_sink(inf, &cfg->sink, NULL, err);
+}
+
+/* The cache of this projection and index: an earlier sink's, or a new one (-1: out of memory). */
+static int cache_for(cw_informer *inf, const cw_informer_sink *k, cw_error *err)
+{
+    for (size_t i = 0; i < inf->ncaches; i++) {
+        const cw_informer_cache *c = inf->caches[i];
+        if (c->transform == k->transform && c->transform_ud == k->transform_ud &&
+            c->index == k->index && (!k->index || c->index_ud == k->index_ud))
+            return (int)i;
+    }
+    cw_informer_cache *c = calloc(1, sizeof(*c)), **grown;
+    if (!c || !(grown = realloc(inf->caches, (inf->ncaches + 1) * sizeof(*grown)))) {
+        free(c);
+        cw_error_oom(err);
+        return -1;
+    }
+    inf->caches = grown;
+    c->transform = k->transform;
+    c->transform_ud = k->transform_ud;
+    c->index = k->index;
+    c->index_ud = k->index_ud;
+    if (cw_ctrl_store_init(&c->store, k->index, k->index_ud, err) != CW_OK) {
+        free(c);
+        return -1;
+    }
+    inf->caches[inf->ncaches] = c;
+    return (int)inf->ncaches++;
+}
+
+int cw_informer_add_sink(cw_informer *inf, const cw_informer_sink *sink, size_t *id, cw_error *err)
+{
+    if (!sink->handler && !sink->queue)
         return cw_error_set(err, CW_EINVAL, "informer %s: needs a handler or a queue",
                             inf->cfg.name);
-    return cw_ctrl_store_init(&inf->store, cfg->index, cfg->index_ud, err);
+    cw_informer_reader *grown = realloc(inf->sinks, (inf->nsinks + 1) * sizeof(*grown));
+    if (!grown)
+        return cw_error_oom(err);
+    inf->sinks = grown;
+    int cache = sink->storeless ? -1 : cache_for(inf, sink, err);
+    if (!sink->storeless && cache < 0)
+        return err->code ? err->code : CW_ENOMEM;
+    inf->sinks[inf->nsinks] = (cw_informer_reader){*sink, cache};
+    if (id)
+        *id = inf->nsinks;
+    inf->nsinks++;
+    return CW_OK;
+}
+
+cw_ctrl_store *cw_informer_sink_store(cw_informer *inf, size_t id)
+{
+    int c = id < inf->nsinks ? inf->sinks[id].cache : -1;
+    return c < 0 ? NULL : &inf->caches[c]->store;
 }
 
 void cw_informer_free(cw_informer *inf)
 {
     cw_informer_stop(inf);
-    cw_ctrl_store_free(&inf->store);
+    for (size_t i = 0; i < inf->ncaches; i++) {
+        cw_ctrl_store_free(&inf->caches[i]->store);
+        free(inf->caches[i]);
+    }
+    free(inf->caches);
+    free(inf->sinks);
+    cw_strmap_free(&inf->versions, free);
+    pthread_mutex_destroy(&inf->lock);
+    memset(inf, 0, sizeof(*inf));
 }
 
 int cw_informer_synced(cw_informer *inf)
@@ -106,24 +185,49 @@ void cw_informer_resource_name(const cw_informer *inf, char *out, size_t outlen)
 
 cw_ctrl_store *cw_informer_store(cw_informer *inf)
 {
-    return &inf->store;
+    return cw_informer_sink_store(inf, 0);
+}
+
+int cw_informer_keys(cw_informer *inf, cw_strlist *out)
+{
+    pthread_mutex_lock(&inf->lock);
+    int rc = cw_ctrl_map_keys(&inf->versions, out);
+    pthread_mutex_unlock(&inf->lock);
+    return rc;
+}
+
+size_t cw_informer_len(cw_informer *inf)
+{
+    pthread_mutex_lock(&inf->lock);
+    size_t n = inf->versions.len;
+    pthread_mutex_unlock(&inf->lock);
+    return n;
 }
 
 /* ---- metrics ---- */
 
+/* second: the type or reason label, or NULL for the families without one. */
 static void count(cw_informer *inf, cw_metric *m, const char *second, double v)
 {
-    const char *values[] = {inf->cfg.name, second};
+    const char *values[CW_INFORMER_LABELS + 1];
+    size_t n = 0;
+    values[n++] = inf->labels[0];
+    if (second)
+        values[n++] = second;
+    for (size_t i = 1; i < CW_INFORMER_LABELS; i++)
+        values[n++] = inf->labels[i];
     if (m)
         cw_metrics_add(m, values, v);
 }
 
 static void gauges(cw_informer *inf)
 {
-    const char *values[] = {inf->cfg.name};
+    const char *values[CW_INFORMER_LABELS];
     if (!inf->cfg.metrics)
         return;
-    cw_metrics_set(inf->cfg.metrics->objects, values, (double)cw_ctrl_store_len(&inf->store));
+    for (size_t i = 0; i < CW_INFORMER_LABELS; i++)
+        values[i] = inf->labels[i];
+    cw_metrics_set(inf->cfg.metrics->objects, values, (double)cw_informer_len(inf));
     cw_metrics_set(inf->cfg.metrics->synced, values, atomic_load(&inf->synced));
     cw_metrics_set(inf->cfg.metrics->missing, values, atomic_load(&inf->missing));
 }
@@ -132,16 +236,36 @@ static void gauges(cw_informer *inf)
 
 /* ---- applying changes ---- */
 
-static void notify(cw_informer *inf, cw_informer_op op, const char *key, json_object *old,
-                   json_object *obj)
+static void call(cw_informer *inf, const cw_informer_reader *r, cw_informer_op op, const char *key,
+                 json_object *old, json_object *obj)
+{
+    if (r->sink.handler) {
+        r->sink.handler(r->sink.handler_ud, op, key, old, obj);
+    } else if (cw_queue_add(r->sink.queue, key) != CW_OK) {
+        cw_log(CW_LOG_ERROR, "out of memory queueing a key", CW_LS("informer", inf->cfg.name),
+               CW_LS("key", key));
+    }
+}
+
+/* Every sink told of one change: a cache's sinks see its old and new entries (olds[c], news[c]);
+ * a store-less sink sees whole, the object as it came (NULL on DELETE). */
+static void notify(cw_informer *inf, cw_informer_op op, const char *key, json_object *const *olds,
+                   json_object *const *news, json_object *whole)
 {
     static const char *const names[] = {"added", "modified", "deleted"};
     count(inf, METRIC(events), names[op], 1);
-    if (inf->cfg.handler) {
-        inf->cfg.handler(inf->cfg.handler_ud, op, key, old, obj);
-    } else if (cw_queue_add(inf->cfg.queue, key) != CW_OK) {
-        cw_log(CW_LOG_ERROR, "out of memory queueing a key", CW_LS("informer", inf->cfg.name),
-               CW_LS("key", key));
+    for (size_t i = 0; i < inf->nsinks; i++) {
+        const cw_informer_reader *r = &inf->sinks[i];
+        if (r->cache < 0) {
+            call(inf, r, op, key, NULL, whole);
+        } else {
+            json_object *old = olds[r->cache];
+            /* A cache's own view: an update to it is an add when it did not have the object. */
+            cw_informer_op cop = op == CW_INFORMER_DELETE ? op
+                                 : old                    ? CW_INFORMER_UPDATE
+                                                          : CW_INFORMER_ADD;
+            call(inf, r, cop, key, old, news ? news[r->cache] : NULL);
+        }
     }
 }
 
@@ -151,8 +275,37 @@ static const char *version_of(json_object *obj)
     return rv ? rv : "";
 }
 
-/* Stores obj (borrowed) unless the cache already has this version; `seen` (may be NULL) records
- * the key. */
+/* The version the informer has of key into have ("" when none); 1 when it has the key. */
+static int version_had(cw_informer *inf, const char *key, char *have, size_t len)
+{
+    pthread_mutex_lock(&inf->lock);
+    const char *v = cw_strmap_get_s(&inf->versions, key);
+    int present = cw_strmap_has_s(&inf->versions, key);
+    snprintf(have, len, "%s", v ? v : "");
+    pthread_mutex_unlock(&inf->lock);
+    return present;
+}
+
+static int version_set(cw_informer *inf, const char *key, const char *rv)
+{
+    char *copy = strdup(rv), *old = NULL;
+    pthread_mutex_lock(&inf->lock);
+    int rc = copy ? cw_strmap_set_s(&inf->versions, key, copy, (void **)&old) : CW_ENOMEM;
+    pthread_mutex_unlock(&inf->lock);
+    if (rc != CW_OK)
+        free(copy);
+    free(old);
+    return rc;
+}
+
+static void put_all(json_object **objs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_object_put(objs[i]);
+}
+
+/* Takes obj (borrowed) unless the informer already has this version; `seen` (may be NULL)
+ * records the key. Every cache changes, then every sink is told. */
 static int upsert(cw_informer *inf, json_object *obj, cw_strmap *seen, cw_error *err)
 {
     char key[CW_CTRL_KEY_MAX], have[128];
@@ -164,27 +317,43 @@ static int upsert(cw_informer *inf, json_object *obj, cw_strmap *seen, cw_error 
     }
     if (seen && cw_strmap_set_s(seen, key, (void *)1, NULL) != CW_OK)
         return cw_error_oom(err);
-    int present = cw_ctrl_store_version(&inf->store, key, have, sizeof(have));
+    int present = version_had(inf, key, have, sizeof(have));
     if (present && *have && strcmp(have, version_of(obj)) == 0)
         return CW_OK; /* unchanged */
-    json_object *kept =
-        inf->cfg.transform ? inf->cfg.transform(inf->cfg.transform_ud, obj) : json_object_get(obj);
-    json_object *old = NULL;
-    if (!kept || cw_ctrl_store_put(&inf->store, key, kept, &old) != CW_OK)
+    json_object *olds[inf->ncaches + 1], *news[inf->ncaches + 1];
+    size_t done = 0;
+    for (; done < inf->ncaches; done++) {
+        cw_informer_cache *c = inf->caches[done];
+        news[done] = c->transform ? c->transform(c->transform_ud, obj) : json_object_get(obj);
+        olds[done] = NULL;
+        if (!news[done] || cw_ctrl_store_put(&c->store, key, news[done], &olds[done]) != CW_OK)
+            break;
+    }
+    if (done < inf->ncaches || version_set(inf, key, version_of(obj)) != CW_OK) {
+        put_all(olds, done);
         return cw_error_set(err, CW_ENOMEM, "informer %s: out of memory caching %s", inf->cfg.name,
                             key);
-    notify(inf, old ? CW_INFORMER_UPDATE : CW_INFORMER_ADD, key, old, kept);
-    json_object_put(old);
+    }
+    notify(inf, present ? CW_INFORMER_UPDATE : CW_INFORMER_ADD, key, olds, news, obj);
+    put_all(olds, inf->ncaches);
     return CW_OK;
 }
 
 static void remove_key(cw_informer *inf, const char *key)
 {
-    json_object *old = NULL;
-    if (cw_ctrl_store_delete(&inf->store, key, &old) == CW_OK) {
-        notify(inf, CW_INFORMER_DELETE, key, old, NULL);
-        json_object_put(old);
+    json_object *olds[inf->ncaches + 1];
+    pthread_mutex_lock(&inf->lock);
+    char *had = cw_strmap_del_s(&inf->versions, key);
+    pthread_mutex_unlock(&inf->lock);
+    int present = had != NULL;
+    free(had);
+    for (size_t i = 0; i < inf->ncaches; i++) {
+        olds[i] = NULL;
+        cw_ctrl_store_delete(&inf->caches[i]->store, key, &olds[i]);
     }
+    if (present)
+        notify(inf, CW_INFORMER_DELETE, key, olds, NULL, NULL);
+    put_all(olds, inf->ncaches);
 }
 
 /* ---- LIST ---- */
@@ -231,8 +400,8 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
     atomic_store(&inf->missing, rc == CW_ENOTFOUND);
     if (rc != CW_OK)
         goto done;
-    /* What the cache has and the LIST did not show was deleted meanwhile. */
-    if ((rc = cw_ctrl_store_keys(&inf->store, &keys)) != CW_OK) {
+    /* What the informer has and the LIST did not show was deleted meanwhile. */
+    if ((rc = cw_informer_keys(inf, &keys)) != CW_OK) {
         cw_error_oom(err);
         goto done;
     }
@@ -243,8 +412,7 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
     if (!atomic_load(&inf->synced)) {
         atomic_store(&inf->synced, 1);
         cw_log(CW_LOG_INFO, "cache synced", CW_LS("informer", inf->cfg.name),
-               CW_LI("objects", cw_ctrl_store_len(&inf->store)),
-               CW_LS("resource_version", inf->rv));
+               CW_LI("objects", cw_informer_len(inf)), CW_LS("resource_version", inf->rv));
     }
 done:
     gauges(inf);
@@ -448,7 +616,7 @@ int cw_informer_enqueue_all(cw_informer *inf, cw_queue *q)
 {
     cw_strlist keys;
     cw_strlist_init(&keys);
-    int rc = cw_ctrl_store_keys(&inf->store, &keys);
+    int rc = cw_informer_keys(inf, &keys);
     for (size_t i = 0; rc == CW_OK && i < keys.len; i++)
         rc = cw_queue_add(q, keys.items[i]);
     cw_strlist_free(&keys);

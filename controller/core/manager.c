@@ -122,6 +122,7 @@ static int create_slots(cw_ctrl *c, cw_error *err)
             .metrics = &c->metrics,
             .shell_metrics = &c->sm,
             .informer_metrics = &c->im,
+            .informers = &c->informers,
             .page_size = c->cfg.page_size,
         };
         if ((rc = cw_shell_new(sel[i], &env, &s->shell, err)) != CW_OK)
@@ -140,6 +141,7 @@ int cw_ctrl_init(cw_ctrl *c, const cw_ctrl_config *cfg, cw_error *err)
     if (c->cfg.resync <= 0)
         c->cfg.resync = 600;
     cw_metrics_init(&c->metrics);
+    cw_informer_set_init(&c->informers);
     cw_ctrl_health_init(&c->health);
     if ((rc = register_metrics(c, err)) != CW_OK || (rc = create_slots(c, err)) != CW_OK)
         return rc;
@@ -202,6 +204,8 @@ int cw_ctrl_start(cw_ctrl *c, cw_error *err)
             return rc;
         c->slots[i].started = 1;
     }
+    if ((rc = cw_informer_set_start(&c->informers, err)) != CW_OK)
+        return rc;
     if ((rc = cw_leader_start(&c->leader, err)) != CW_OK || (rc = start_workers(c, err)) != CW_OK)
         return rc;
     c->next_resync = cw_clock_mono() + c->cfg.resync;
@@ -251,10 +255,8 @@ void cw_ctrl_stop(cw_ctrl *c)
     for (size_t i = 0; i < c->nslots; i++) /* what is in hand finishes; nothing new starts */
         cw_ctrl_workers_stop(&c->slots[i].workers);
     if (c->leader_ok)
-        cw_leader_stop(&c->leader);        /* releases the Lease */
-    for (size_t i = 0; i < c->nslots; i++) /* every watch ends at once */
-        if (c->slots[i].started)
-            cw_shell_ask_stop(c->slots[i].shell);
+        cw_leader_stop(&c->leader);      /* releases the Lease */
+    cw_informer_set_stop(&c->informers); /* every watch ends at once */
     for (size_t i = 0; i < c->nslots; i++)
         if (c->slots[i].started) {
             cw_shell_stop(c->slots[i].shell);
@@ -275,6 +277,7 @@ void cw_ctrl_free(cw_ctrl *c)
         if (s->queue_ok)
             cw_queue_free(&s->queue);
     }
+    cw_informer_set_free(&c->informers); /* after the shells: nothing reads the caches now */
     cw_metrics_free(&c->metrics);
     memset(c, 0, sizeof(*c));
 }

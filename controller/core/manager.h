@@ -1,7 +1,8 @@
-/* The controller process: one metrics registry, leader election, the health/metrics server, and
- * for each reconciler `--controllers` enables (controller/core/reconciler.h) its own work queue,
- * informers and worker pool, started and stopped in the right order:
- *   start: metrics server -> every reconciler's informers -> leader election -> workers (they
+/* The controller process: one metrics registry, leader election, the health/metrics server, one
+ * informer per (resource, namespace, selectors) that the enabled reconcilers read (shared:
+ * cw_informer_set), and for each reconciler `--controllers` enables (controller/core/reconciler.h)
+ * its own work queue and worker pool, started and stopped in the right order:
+ *   start: metrics server -> the informers -> leader election -> workers (they
  *          wait for leadership and their reconciler's synced caches);
  *   stop:  workers finish what they hold -> the Lease is released (a standby takes over at its
  *          next poll) -> informers -> metrics server. */
@@ -58,6 +59,7 @@ typedef struct cw_ctrl {
     cw_shell_metrics sm;
     cw_ctrl_slot slots[CW_RECONCILERS_MAX];
     size_t nslots;
+    cw_informer_set informers; /* every reconciler's, one per resource, namespace, selectors */
     cw_leader leader;
     cw_ctrl_health health;
     cw_metric *m_reconciles, *m_duration, *m_queue, *m_queue_retries, *m_leader, *m_terms;

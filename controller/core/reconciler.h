@@ -7,7 +7,10 @@
  *   who it is       name, summary, whether it runs by default, what its keys name;
  *   its flags       option rows (lib/opts.h) and the config parsed from them once at start-up;
  *   what it reads   its informers (a table: resource, scope, selectors, transform, index,
- *                   handler) — started, synced, stopped and freed by the shell;
+ *                   handler). A row is a sink of the process's one informer for its resource,
+ *                   namespace and selectors (controller/core/informer.h), shared with every
+ *                   reconciler that reads the same: listed and watched once, each change handed
+ *                   to every row's handler;
  *   what it does    one reconcile per key: read the caches, call the pure decision, write through
  *                   the shell's write helpers. The shell maps the API's answers to outcomes. */
 #ifndef CW_CTRL_RECONCILER_H
@@ -36,9 +39,13 @@ typedef enum {
     CW_SHELL_ASIDE, /* the config's second namespace (aside) */
 } cw_shell_scope;
 
-/* One informer of a reconciler. Every callback's ud is the cw_shell. */
+/* One informer row of a reconciler. Every callback's ud is the cw_shell (keep's transform: the
+ * paths). Rows of one resource, namespace and selectors share one informer (its metrics carry
+ * those, not the row's name); what each row keeps is its own: rows with the same keep list (the
+ * same array), or the same transform, and the same index share one cache, the others get a cache
+ * each off the same LIST and WATCH. */
 typedef struct cw_informer_def {
-    const char *name; /* logs, the informer metrics' resource label */
+    const char *name; /* logs (the first row of an informer names it) */
     const char *group, *resource;
     /* The version: given ("v1"), or NULL: discovered at creation (the group's preferred version
      * that serves the resource; none: the reconciler fails to start, naming the resource). */
@@ -57,6 +64,10 @@ typedef struct cw_informer_def {
     cw_informer_transform_fn transform; /* or this; neither: the whole object */
     cw_ctrl_index_fn index;             /* NULL: no secondary index */
     cw_informer_handler_fn handler;     /* NULL: the changed object's key is queued */
+    /* 1: store-less, for a reconciler that keeps its own model: no cache (keep, transform and
+     * index unused; cw_shell_store is NULL), the handler gets every object whole as it came
+     * (old NULL; obj NULL on DELETE), valid during the call. */
+    int storeless;
 } cw_informer_def;
 
 typedef struct cw_reconciler_ops {

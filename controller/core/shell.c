@@ -61,6 +61,7 @@ static int discover(cw_shell *s, cw_error *err)
         struct cw_shell_informer *si = &s->infs[i];
         if (d->version_of > 0 && (size_t)d->version_of <= i) {
             memcpy(si->version, s->infs[d->version_of - 1].version, sizeof(si->version));
+            si->absent = s->infs[d->version_of - 1].absent;
         } else if (d->version) {
             snprintf(si->version, sizeof(si->version), "%s", d->version);
         } else if (cw_kube_pick_version(s->env.kube, d->group, d->resource, si->version,
@@ -88,6 +89,7 @@ static int make_informers(cw_shell *s, cw_error *err)
 {
     for (; s->ninit < s->r->ninformers; s->ninit++) {
         const cw_informer_def *d = &s->r->informers[s->ninit];
+        struct cw_shell_informer *si = &s->infs[s->ninit];
         cw_informer_config c = {
             .name = d->name,
             .kube = s->env.kube,
@@ -98,18 +100,35 @@ static int make_informers(cw_shell *s, cw_error *err)
             .label_selector = d->label_selector,
             .field_selector = d->field_selector,
             .page_size = s->env.page_size,
-            .transform = d->keep ? keep : d->transform,
-            .transform_ud = d->keep ? (void *)d->keep : s,
-            .index = d->index,
+            .metrics = s->env.informer_metrics,
+        };
+        cw_informer_sink k = {
+            .storeless = d->storeless,
+            .transform = d->storeless ? NULL
+                         : d->keep    ? keep
+                                      : d->transform,
+            .transform_ud = d->storeless ? NULL
+                            : d->keep    ? (void *)d->keep
+                                         : s,
+            .index = d->storeless ? NULL : d->index,
             .index_ud = s,
             .handler = d->handler,
             .handler_ud = s,
             .queue = s->env.queue,
-            .metrics = s->env.informer_metrics,
         };
-        int rc = cw_informer_init(&s->infs[s->ninit].inf, &c, err);
-        if (rc != CW_OK)
+        int rc;
+        if (si->absent) { /* never started: an empty cache of its own */
+            if ((rc = cw_informer_init(&si->own, &c, err)) == CW_OK)
+                rc = cw_informer_add_sink(&si->own, &k, &si->sink, err);
+            si->inf = &si->own;
+        } else {
+            rc = cw_informer_set_join(s->set, &c, &k, &si->inf, &si->sink, err);
+        }
+        if (rc != CW_OK) {
+            if (si->absent)
+                cw_informer_free(&si->own);
             return rc;
+        }
     }
     return CW_OK;
 }
@@ -125,6 +144,8 @@ int cw_shell_new(const cw_reconciler_ops *r, const cw_shell_env *env, cw_shell *
     }
     s->r = r;
     s->env = *env;
+    cw_informer_set_init(&s->own_set);
+    s->set = env->informers ? env->informers : &s->own_set;
     const cw_reconciler_config *head = env->config;
     s->home = head && head->home && *head->home ? head->home : NULL;
     s->aside = head && head->aside && *head->aside ? head->aside : NULL;
@@ -151,9 +172,10 @@ void cw_shell_free(cw_shell *s)
     if (!s)
         return;
     cw_shell_stop(s);
-    /* Later informers first: their handlers may read the earlier ones' caches. */
+    cw_informer_set_free(&s->own_set); /* a shared set is its owner's to free */
     while (s->ninit > 0)
-        cw_informer_free(&s->infs[--s->ninit].inf);
+        if (s->infs[--s->ninit].absent)
+            cw_informer_free(&s->infs[s->ninit].own);
     if (s->state && s->r->fini)
         s->r->fini(s->state);
     if (s->events_ok)
@@ -166,26 +188,21 @@ void cw_shell_free(cw_shell *s)
 
 int cw_shell_start(cw_shell *s, cw_error *err)
 {
-    for (; (size_t)s->started < s->ninit; s->started++) {
-        int rc =
-            s->infs[s->started].absent ? CW_OK : cw_informer_start(&s->infs[s->started].inf, err);
-        if (rc != CW_OK)
-            return rc;
-    }
-    return CW_OK;
+    s->started = 1;
+    return s->set == &s->own_set ? cw_informer_set_start(s->set, err) : CW_OK;
 }
 
 void cw_shell_ask_stop(cw_shell *s)
 {
-    for (int i = 0; i < s->started; i++)
-        cw_informer_ask_stop(&s->infs[i].inf);
+    if (s->set == &s->own_set)
+        cw_informer_set_ask_stop(s->set);
 }
 
 void cw_shell_stop(cw_shell *s)
 {
-    cw_shell_ask_stop(s); /* all of them end at once, not one after another */
-    while (s->started > 0)
-        cw_informer_stop(&s->infs[--s->started].inf);
+    if (s->set == &s->own_set)
+        cw_informer_set_stop(s->set);
+    s->started = 0;
 }
 
 int cw_shell_synced(cw_shell *s, char *why, size_t whylen)
@@ -195,9 +212,9 @@ int cw_shell_synced(cw_shell *s, char *why, size_t whylen)
     for (size_t i = 0; i < s->ninit && n < 32; i++) {
         /* An optional resource not served has nothing to wait for. */
         if (s->r->informers[i].optional &&
-            (s->infs[i].absent || cw_informer_missing(&s->infs[i].inf)))
+            (s->infs[i].absent || cw_informer_missing(s->infs[i].inf)))
             continue;
-        infs[n++] = &s->infs[i].inf;
+        infs[n++] = s->infs[i].inf;
     }
     return cw_informers_synced(infs, n, why, whylen);
 }
@@ -206,7 +223,7 @@ int cw_shell_enqueue_all(cw_shell *s)
 {
     if (s->r->enqueue_all)
         return s->r->enqueue_all(s);
-    return s->ninit ? cw_informer_enqueue_all(&s->infs[0].inf, s->env.queue) : CW_OK;
+    return s->ninit ? cw_informer_enqueue_all(s->infs[0].inf, s->env.queue) : CW_OK;
 }
 
 void cw_shell_tick(cw_shell *s)
@@ -267,12 +284,12 @@ int64_t cw_shell_now_ms(const cw_shell *s)
 
 cw_informer *cw_shell_informer(cw_shell *s, size_t i)
 {
-    return &s->infs[i].inf;
+    return s->infs[i].inf;
 }
 
 cw_ctrl_store *cw_shell_store(cw_shell *s, size_t i)
 {
-    return cw_informer_store(&s->infs[i].inf);
+    return cw_informer_sink_store(s->infs[i].inf, s->infs[i].sink);
 }
 
 cw_kube_resource cw_shell_resource(const cw_shell *s, size_t i, const char *ns)

@@ -58,8 +58,10 @@ typedef struct cw_shell_env {
     cw_metrics *metrics;                         /* NULL: no metrics (tests) */
     const cw_shell_metrics *shell_metrics;       /* NULL: none */
     const cw_informer_metrics *informer_metrics; /* NULL: none */
-    long page_size;                              /* LIST page size; 0: 100 */
-    cw_queue_clock_fn clock;                     /* wall-clock ms; NULL: CLOCK_REALTIME */
+    cw_informer_set *informers; /* the process's (started and stopped by its owner); NULL: the
+                                   shell's own */
+    long page_size;             /* LIST page size; 0: 100 */
+    cw_queue_clock_fn clock;    /* wall-clock ms; NULL: CLOCK_REALTIME */
     void *clock_ud;
 } cw_shell_env;
 
@@ -73,11 +75,14 @@ struct cw_shell {
     void *state;                /* what the descriptor's init made */
     /* ---- */
     struct cw_shell_informer {
-        cw_informer inf;
+        cw_informer *inf; /* in the set; an absent row's: own */
+        size_t sink;      /* this row's sink of inf */
         char version[32], api_version[300];
-        int absent; /* an optional resource the server does not serve: not started */
+        int absent; /* an optional resource the server does not serve: never started */
+        cw_informer own;
     } * infs;
-    size_t ninit; /* informers made */
+    size_t ninit;                  /* rows made */
+    cw_informer_set own_set, *set; /* set: env.informers, or &own_set */
     int started, events_ok, war_ok;
     cw_ctrl_events events;
     cw_ctrl_warguard war;
@@ -105,6 +110,8 @@ void cw_shell_tick(cw_shell *s);
 
 /* ---- what a reconciler reads besides the fields ---- */
 int64_t cw_shell_now_ms(const cw_shell *s); /* the shell's wall clock */
+/* Row i's informer (shared with every row and reconciler reading the same resource, namespace and
+ * selectors) and its cache (NULL for a store-less row). */
 cw_informer *cw_shell_informer(cw_shell *s, size_t i);
 cw_ctrl_store *cw_shell_store(cw_shell *s, size_t i);
 /* Informer i's resource in namespace ns (NULL: none), for writes; its "group/version". */

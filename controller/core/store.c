@@ -213,16 +213,21 @@ static int add_key(void *ud, const char *key, void *value)
     return cw_strlist_add(ud, key) != CW_OK;
 }
 
-static int keys_of(cw_ctrl_store *s, cw_strmap *m, cw_strlist *out)
+int cw_ctrl_map_keys(const cw_strmap *m, cw_strlist *out)
 {
-    size_t from = out->len;
-    pthread_rwlock_rdlock(&s->lock);
-    size_t want = from + m->len;
+    size_t from = out->len, want = from + m->len;
     cw_strmap_walk(m, add_key, out);
-    pthread_rwlock_unlock(&s->lock);
     if (out->len - from > 1)
         qsort(out->items + from, out->len - from, sizeof(char *), cmp_str);
     return out->len == want ? CW_OK : CW_ENOMEM;
+}
+
+static int keys_of(cw_ctrl_store *s, cw_strmap *m, cw_strlist *out)
+{
+    pthread_rwlock_rdlock(&s->lock);
+    int rc = cw_ctrl_map_keys(m, out);
+    pthread_rwlock_unlock(&s->lock);
+    return rc;
 }
 
 int cw_ctrl_store_keys(cw_ctrl_store *s, cw_strlist *out)

@@ -55,6 +55,8 @@ int cw_ctrl_store_by_index(cw_ctrl_store *s, const char *ikey, json_object **arr
 int cw_ctrl_store_index_keys(cw_ctrl_store *s, const char *ikey, cw_strlist *out);
 /* Every index key that has objects (appended to out, sorted): e.g. the namespaces with Backups. */
 int cw_ctrl_store_index_names(cw_ctrl_store *s, cw_strlist *out);
+/* Every key of m (appended to out, sorted); the caller holds m's lock. */
+int cw_ctrl_map_keys(const cw_strmap *m, cw_strlist *out);
 /* Every object key (appended to out, sorted). */
 int cw_ctrl_store_keys(cw_ctrl_store *s, cw_strlist *out);
 size_t cw_ctrl_store_len(cw_ctrl_store *s);

@@ -501,6 +501,26 @@ for a in CronwardenScheduleRunFailed CronwardenScheduleRunningLong CronwardenVol
 done
 e2e_stop prom-ctl2 # before Velero's CRDs go
 
+e2e_step "the default reconcilers: one informer per resource, namespace and selectors; no two /metrics series the same"
+# Namespaces with nothing in them: the reconcilers find nothing to write, their informers run all
+# the same (the RecurringJobs read by three reconcilers, Volumes and the DaemonSet by two).
+e2e_bg dflt-ctl "$CW_BINARY" controller --longhorn-namespace dflt-lh --namespace dflt-ve \
+  --kubeconfig "$CW_E2E_DIR/kubeconfig" --leader-elect=false --metrics-listen 127.0.0.1:0
+wait_for 30 "dflt-ctl to listen" grep -q 'metrics_port=' "$(log_of dflt-ctl)"
+wait_for 30 "dflt-ctl /readyz" curl -fsS "http://127.0.0.1:$(port_of dflt-ctl)/readyz"
+curl -fsS "http://127.0.0.1:$(port_of dflt-ctl)/metrics" >"$E2E_DIR/dflt-metrics"
+DUPS=$(grep -v '^#' "$E2E_DIR/dflt-metrics" | awk '{print $1}' | sort | uniq -d)
+[ -z "$DUPS" ] || e2e_fail "series written twice: $DUPS"
+# one series per informer started (each says "cache synced" once): none overwritten by another
+STARTED=$(grep -c 'msg="cache synced"' "$(log_of dflt-ctl)")
+assert_eq 11 "$STARTED" "informers of the default reconcilers: $(grep -h '^cronwarden_controller_informer_synced' "$E2E_DIR/dflt-metrics")"
+for family in synced objects missing; do
+  assert_eq "$STARTED" "$(grep -c "^cronwarden_controller_informer_$family{" "$E2E_DIR/dflt-metrics")" "informer_$family series"
+done
+assert_eq "$STARTED" "$(metric_sum dflt-ctl cronwarden_controller_informer_synced)" "every informer synced"
+assert_eq 1 "$(grep -c '^cronwarden_controller_informer_synced{resource="recurringjobs",group="longhorn.io",version="v1beta[12]",namespace="dflt-lh",label_selector="",field_selector=""} 1$' "$E2E_DIR/dflt-metrics")" "the RecurringJobs, once"
+e2e_stop dflt-ctl
+
 e2e_step "a cluster without Velero: its rows are left out, not an error"
 assert_ok kc delete crd schedules.velero.io backups.velero.io
 kc wait --for=delete crd/schedules.velero.io crd/backups.velero.io --timeout=60s >/dev/null 2>&1 || true

@@ -136,7 +136,7 @@ static void list_watch_gone_relist(void **state)
         .name = "schedules",
         .kube = kube,
         .resource = {"velero.io", "v1", "schedules", NULL},
-        .handler = record,
+        .sink.handler = record,
     };
     assert_int_equal(cw_informer_init(&inf, &cfg, &err), CW_OK);
     assert_false(cw_informer_synced(&inf));
@@ -173,6 +173,64 @@ static void list_watch_gone_relist(void **state)
     cw_strlist_free(&seen);
 }
 
+/* Readers of one informer (what shared informers are made of): two with the same projection share
+ * one cache, a store-less one keeps nothing and sees the objects whole; the LIST and the watch of
+ * steps_answers reach each, caches first. ud: the reader's name, before each change it saw. */
+static void record_as(void *ud, cw_informer_op op, const char *key, json_object *old,
+                      json_object *obj)
+{
+    static const char *const ops[] = {"add", "update", "delete"};
+    json_object *o = obj ? obj : old;
+    const char *rv = cw_json_path_string(o, "metadata.resourceVersion");
+    cw_strlist_addf(&seen, "%s: %s %s %s%s", (const char *)ud, ops[op], key, rv ? rv : "-",
+                    cw_json_member(o, "kind") ? " (whole)" : "");
+}
+
+static json_object *identity_only(void *ud, json_object *obj)
+{
+    static const char *const keep[] = {"metadata.name", "metadata.namespace",
+                                       "metadata.resourceVersion", NULL};
+    (void)ud;
+    return cw_json_keep(obj, keep);
+}
+
+static void readers_share_one_informer(void **state)
+{
+    (void)state;
+    script s = {.answers = steps_answers, .n = N(steps_answers)};
+    cw_kube_client *kube = new_client(&s);
+    cw_informer inf;
+    cw_error err;
+    size_t id[3];
+    cw_strlist_init(&seen);
+    cw_informer_config cfg = {.kube = kube, .resource = {"velero.io", "v1", "schedules", NULL}};
+    const cw_informer_sink readers[] = {
+        {.transform = identity_only, .handler = record_as, .handler_ud = "one"},
+        {.storeless = 1, .handler = record_as, .handler_ud = "model"},
+        {.transform = identity_only, .handler = record_as, .handler_ud = "two"},
+    };
+    assert_int_equal(cw_informer_init(&inf, &cfg, &err), CW_OK);
+    for (size_t i = 0; i < N(readers); i++)
+        assert_int_equal(cw_informer_add_sink(&inf, &readers[i], &id[i], &err), CW_OK);
+    assert_ptr_equal(cw_informer_sink_store(&inf, id[0]), cw_informer_sink_store(&inf, id[2]));
+    assert_null(cw_informer_sink_store(&inf, id[1]));
+    assert_int_equal(cw_informer_relist(&inf, &err), CW_OK);
+    expect_seen("one: add velero/a 1\nmodel: add velero/a 1 (whole)\ntwo: add velero/a 1\n"
+                "one: add velero/b 2\nmodel: add velero/b 2 (whole)\ntwo: add velero/b 2",
+                "first LIST");
+    assert_int_equal(cw_informer_watch(&inf, &err), CW_OK);
+    expect_seen(
+        "one: update velero/a 11\nmodel: update velero/a 11 (whole)\ntwo: update velero/a 11\n"
+        "one: add velero/c 12\nmodel: add velero/c 12 (whole)\ntwo: add velero/c 12\n"
+        "one: delete velero/b 2\nmodel: delete velero/b -\ntwo: delete velero/b 2",
+        "watch events");
+    assert_int_equal(cw_ctrl_store_len(cw_informer_sink_store(&inf, id[0])), 2);
+    assert_int_equal(cw_informer_len(&inf), 2);
+    cw_informer_free(&inf);
+    cw_kube_client_free(kube);
+    cw_strlist_free(&seen);
+}
+
 static const answer paged_answers[] = {
     {"GET /apis/velero.io/v1/namespaces/velero/schedules?limit=2&labelSelector=team", 200,
      LIST("30", "t1", S("a", "1") "," S("x", "3"))},
@@ -197,7 +255,7 @@ static void paged_list_restarts_when_its_token_expires(void **state)
         .resource = {"velero.io", "v1", "schedules", "velero"},
         .label_selector = "team",
         .page_size = 2,
-        .handler = record,
+        .sink.handler = record,
     };
     assert_int_equal(cw_informer_init(&inf, &cfg, &err), CW_OK);
     assert_int_equal(cw_informer_relist(&inf, &err), CW_OK);
@@ -249,7 +307,7 @@ static void loop_run_log(loop_fixture *f, const answer *answers, size_t n, FILE 
         .name = "schedules",
         .kube = f->kube,
         .resource = {"velero.io", "v1", "schedules", NULL},
-        .queue = &f->q,
+        .sink.queue = &f->q,
         .backoff_base = 0.01,
         .backoff_max = 0.02,
         .watch_timeout = 60,
@@ -315,7 +373,9 @@ static void a_resource_gone_while_watched_is_listed(void **state)
     loop_run(&f, unserved_answers, N(unserved_answers));
     expect_keys(&f.inf, "velero/a,velero/b", "served again");
     assert_int_equal(cw_informer_missing(&f.inf), 0);
-    const char *err_lists[] = {"schedules", "error"}, *res[] = {"schedules"};
+    /* the series of one informer: resource, (reason,) group, version, namespace, selectors */
+    const char *err_lists[] = {"schedules", "error", "velero.io", "v1", "", "", ""},
+               *res[] = {"schedules", "velero.io", "v1", "", "", ""};
     assert_true(cw_metrics_value(f.im.lists, err_lists) == 2);
     assert_true(cw_metrics_value(f.im.watch_errors, res) == 1);
     loop_free(&f);
@@ -356,7 +416,7 @@ static void a_missing_resource_is_said_once_a_minute(void **state)
                  logged);
     expect_keys(&f.inf, "velero/a", "served at last");
     assert_int_equal(cw_informer_missing(&f.inf), 0);
-    const char *err_lists[] = {"schedules", "error"};
+    const char *err_lists[] = {"schedules", "error", "velero.io", "v1", "", "", ""};
     assert_true(cw_metrics_value(f.im.lists, err_lists) == 5);
     free(logged);
     loop_free(&f);
@@ -436,6 +496,7 @@ int main(void)
     cw_log_configure(CW_LOG_ERROR, CW_LOG_TEXT, stderr); /* retries and syncs log on purpose */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(list_watch_gone_relist),
+        cmocka_unit_test(readers_share_one_informer),
         cmocka_unit_test(a_resource_gone_while_watched_is_listed),
         cmocka_unit_test(a_missing_resource_is_said_once_a_minute),
         cmocka_unit_test(paged_list_restarts_when_its_token_expires),

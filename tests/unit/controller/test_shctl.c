@@ -100,8 +100,9 @@ static void test_last_missed(void **state)
             n++;
         assert_int_equal(cw_health_init(&h, &cfg, &err), CW_OK);
         load(&h, c->objects, n);
-        assert_int_equal(cw_health_eval_one(&h, CW_HEALTH_SCHEDULE, "velero", "hourly", &r, &err),
-                         CW_OK);
+        assert_int_equal(
+            cw_health_eval_one(&h, CW_HEALTH_SCHEDULE, "velero", "hourly", h.cfg.now, &r, &err),
+            CW_OK);
         cw_shctl_memory_init(&mem);
         assert_int_equal(cw_shctl_decide(&cfg, &r, &mem, &a, &err), CW_OK);
         double want = c->last_missed ? (double)ttime(c->last_missed) : 0;

@@ -157,7 +157,11 @@ static void a_missing_resource_is_named(void **state)
     assert_int_equal(cw_shell_synced(f.shell, why, sizeof(why)), 0);
     assert_string_equal(why, "the API server does not serve configmaps/v1 (LIST answers 404)");
     assert_int_equal(
-        shell_metric(&f, "cronwarden_controller_informer_missing{resource=\"configmaps\"}"), 1);
+        shell_metric(&f,
+                     "cronwarden_controller_informer_missing{resource=\"configmaps\",group=\"\","
+                     "version=\"v1\",namespace=\"ns\",label_selector=\"\",field_selector="
+                     "\"\"}"),
+        1);
     shell_finish(&f);
 }
 

@@ -147,7 +147,7 @@ __attribute__((unused)) static void check_case(const sched_case *c)
         snprintf(nsbuf, sizeof(nsbuf), "%.*s", (int)(slash - ns), ns);
         cw_health_result r;
         if (cw_health_eval_one(&h, k[0] == 'R' ? CW_HEALTH_RECURRINGJOB : CW_HEALTH_SCHEDULE, nsbuf,
-                               slash + 1, &r, &err) != CW_OK)
+                               slash + 1, h.cfg.now, &r, &err) != CW_OK)
             fail_msg("%s: %s: %s", c->what, k, err.message);
         describe(&r, &b);
         if (strcmp(cw_buf_str(&b), c->want[i].want))

@@ -17,7 +17,7 @@ static void eval_one(const char *now, const char *const *objects, size_t n, cw_h
     config(&cfg, now, 4 * 3600, 0);
     assert_int_equal(cw_health_init(&h, &cfg, &err), CW_OK);
     load(&h, objects, n);
-    assert_int_equal(cw_health_eval_one(&h, kind, ns, name, r, &err), CW_OK);
+    assert_int_equal(cw_health_eval_one(&h, kind, ns, name, h.cfg.now, r, &err), CW_OK);
     cw_health_free(&h);
 }
 
@@ -129,7 +129,7 @@ static const char *state_of(cw_health *h, cw_health_kind kind, const char *ns, c
     static char state[64];
     cw_health_result r;
     cw_error err;
-    int rc = cw_health_eval_one(h, kind, ns, name, &r, &err);
+    int rc = cw_health_eval_one(h, kind, ns, name, h->cfg.now, &r, &err);
     if (rc == CW_ENOTFOUND)
         return "not found";
     assert_int_equal(rc, CW_OK);

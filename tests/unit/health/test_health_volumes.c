@@ -122,7 +122,7 @@ void test_volumes(void **state)
     /* the counts alone give the same figures */
     cw_health_ns_count *counts;
     size_t n;
-    assert_int_equal(cw_health_volume_counts(&h, &counts, &n, &err), CW_OK);
+    assert_int_equal(cw_health_volume_counts(&h, h.cfg.now, &counts, &n, &err), CW_OK);
     assert_int_equal(n, 2);
     assert_int_equal(counts[0].stale, 2);
     assert_int_equal(counts[1].unprotected, 1);
