@@ -19,6 +19,27 @@
 #define CW_EXIT_FAIL  1
 #define CW_EXIT_USAGE 2
 
+/* A row of a command table, from which both the usage text and the dispatch are made. */
+typedef struct cw_cmd_entry {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the name */
+    const char *synopsis;              /* its line in the parent's usage; NULL: none */
+    const char *summary;               /* its line in a listing of commands; NULL: the parent's
+                                          line covers it */
+    const struct cw_cmd_entry *sub;    /* its subcommands (a listing shows those with a summary) */
+} cw_cmd_entry;
+/* Tables end with a row without a name. */
+
+/* The row of t named name, or NULL. */
+const cw_cmd_entry *cw_cmd_find(const cw_cmd_entry *t, const char *name);
+/* "--help", "-h" or "help". */
+int cw_cmd_is_help(const char *arg);
+
+/* cron's subcommands (cmd/cron.c). */
+extern const cw_cmd_entry cw_cmd_cron_commands[];
+#define CW_CMD_CRON_AUDIT_SYNOPSIS  "cronwarden cron audit [--from-file PATH]... [flags]"
+#define CW_CMD_CRON_STATUS_SYNOPSIS "cronwarden cron status [--from-file PATH]... [flags]"
+
 int cw_cmd_cron(int argc, char **argv);
 int cw_cmd_cron_audit(int argc, char **argv);
 int cw_cmd_cron_status(int argc, char **argv);
@@ -47,20 +68,47 @@ void cw_cmd_trim_heap(void);
  * each arena's high-water mark. n arenas bound that (bench/README.md, the controller's figures). */
 void cw_cmd_limit_arenas(int n);
 
-/* Option rows every long-running command has (cmd/common.c): --kubeconfig, --context,
- * --log-level, --log-format, into cw_cmd_common. */
+/* The flags several commands share, declared once (the rows below): --kubeconfig and --context
+ * (the cluster, by kubectl's rules: kube/config.h) and --log-level and --log-format. Each command
+ * keeps them in its own configuration; none is a global. */
 typedef struct cw_cmd_common_flags {
     char *kubeconfig, *context, *log_level, *log_format;
 } cw_cmd_common_flags;
-extern cw_cmd_common_flags cw_cmd_common;
-extern const cw_opt cw_cmd_common_opts[];
-extern const size_t cw_cmd_common_nopts;
+
+/* scope_: a literal the help starts with ("online: ", "live: " or ""); no_env_: 1 where the
+ * command reads flags only. */
+#define CW_CMD_OPT_KUBECONFIG(scope_, tgt, no_env_)                                                \
+    {                                                                                              \
+        .name = "kubeconfig", .type = CW_OPT_STRING, .metavar = "FILE",                            \
+        .help = scope_ "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)",       \
+        .target = (tgt), .no_env = (no_env_)                                                       \
+    }
+#define CW_CMD_OPT_CONTEXT(scope_, tgt, no_env_)                                                   \
+    {                                                                                              \
+        .name = "context", .type = CW_OPT_STRING, .metavar = "NAME",                               \
+        .help = scope_ "kubeconfig context", .target = (tgt), .no_env = (no_env_)                  \
+    }
+#define CW_CMD_OPT_LOG_LEVEL(tgt)                                                                  \
+    {                                                                                              \
+        .name = "log-level", .type = CW_OPT_ENUM, .metavar = "LEVEL",                              \
+        .help = "debug, info, warn or error", .target = (tgt), .def = "info",                      \
+        .choices = "debug|info|warn|error"                                                         \
+    }
+#define CW_CMD_OPT_LOG_FORMAT(tgt)                                                                 \
+    {                                                                                              \
+        .name = "log-format", .type = CW_OPT_ENUM, .metavar = "FORMAT",                            \
+        .help = "text (logfmt) or json", .target = (tgt), .def = "text", .choices = "text|json"    \
+    }
+
+/* Configures the log from f's --log-level and --log-format (to stderr). */
+void cw_cmd_log_configure(const cw_cmd_common_flags *f);
 /* Logs "configuration" once: the extra fields, then every flag of spec by its name with '_'
  * (durations in seconds, "_s"). */
 void cw_cmd_log_config(const cw_cmd_spec *spec, const cw_log_field *extra, size_t nextra);
-/* The command's table: its own rows then the common ones, into out (room for cap). */
-int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t *n,
-                cw_error *err) CW_MUST_CHECK;
+/* A long-running command's table: its own rows, then the four common ones into *common, into
+ * out (room for cap). */
+int cw_cmd_opts(const cw_opt *own, size_t nown, cw_cmd_common_flags *common, cw_opt *out,
+                size_t cap, size_t *n, cw_error *err) CW_MUST_CHECK;
 
 /* Rows of the cron subcommands, which take flags only (no CRONWARDEN_* environment, no config
  * file): the manifests to read or the cluster, and the output format. */
@@ -74,17 +122,6 @@ int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t 
         .name = "max-input-bytes", .type = CW_OPT_INT, .metavar = "N",                             \
         .help = "refuse more manifests than N bytes in all", .target = (tgt), .def = "1073741824", \
         .min = 1, .max = 1LL << 50, .no_env = 1                                                    \
-    }
-#define CW_CMD_OPT_LIVE_KUBECONFIG(tgt)                                                            \
-    {                                                                                              \
-        .name = "kubeconfig", .type = CW_OPT_STRING, .metavar = "FILE",                            \
-        .help = "live: kubeconfig (default $KUBECONFIG, ~/.kube/config, in-cluster)",              \
-        .target = (tgt), .no_env = 1                                                               \
-    }
-#define CW_CMD_OPT_LIVE_CONTEXT(tgt)                                                               \
-    {                                                                                              \
-        .name = "context", .type = CW_OPT_STRING, .metavar = "NAME",                               \
-        .help = "live: kubeconfig context", .target = (tgt), .no_env = 1                           \
     }
 #define CW_CMD_OPT_LIVE_NAMESPACE(name_, short_, def_, help_, tgt)                                 \
     {                                                                                              \

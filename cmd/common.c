@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #ifdef __GLIBC__ /* defined by the headers above */
 #include <malloc.h>
 #endif
@@ -14,6 +15,19 @@ int cw_cmd_usage_error(const char *cmd, const char *msg)
 {
     fprintf(stderr, "cronwarden %s: %s (see 'cronwarden %s --help')\n", cmd, msg, cmd);
     return CW_EXIT_USAGE;
+}
+
+const cw_cmd_entry *cw_cmd_find(const cw_cmd_entry *t, const char *name)
+{
+    for (size_t i = 0; t[i].name; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return &t[i];
+    return NULL;
+}
+
+int cw_cmd_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0 || strcmp(arg, "help") == 0;
 }
 
 void cw_cmd_block_signals(sigset_t *set)
@@ -41,42 +55,28 @@ void cw_cmd_trim_heap(void)
 #endif
 }
 
-cw_cmd_common_flags cw_cmd_common;
-
-const cw_opt cw_cmd_common_opts[] = {
-    {.name = "kubeconfig",
-     .type = CW_OPT_STRING,
-     .metavar = "PATH",
-     .help = "kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)",
-     .target = &cw_cmd_common.kubeconfig},
-    {.name = "context",
-     .type = CW_OPT_STRING,
-     .metavar = "NAME",
-     .help = "kubeconfig context",
-     .target = &cw_cmd_common.context},
-    {.name = "log-level",
-     .type = CW_OPT_ENUM,
-     .metavar = "LEVEL",
-     .help = "debug, info, warn or error",
-     .target = &cw_cmd_common.log_level,
-     .def = "info",
-     .choices = "debug|info|warn|error"},
-    {.name = "log-format",
-     .type = CW_OPT_ENUM,
-     .metavar = "FORMAT",
-     .help = "text (logfmt) or json",
-     .target = &cw_cmd_common.log_format,
-     .def = "text",
-     .choices = "text|json"},
-};
-const size_t cw_cmd_common_nopts = sizeof(cw_cmd_common_opts) / sizeof(cw_cmd_common_opts[0]);
-
-int cw_cmd_opts(const cw_opt *own, size_t nown, cw_opt *out, size_t cap, size_t *n, cw_error *err)
+int cw_cmd_opts(const cw_opt *own, size_t nown, cw_cmd_common_flags *common, cw_opt *out,
+                size_t cap, size_t *n, cw_error *err)
 {
+    const cw_opt rows[] = {
+        CW_CMD_OPT_KUBECONFIG("", &common->kubeconfig, 0),
+        CW_CMD_OPT_CONTEXT("", &common->context, 0),
+        CW_CMD_OPT_LOG_LEVEL(&common->log_level),
+        CW_CMD_OPT_LOG_FORMAT(&common->log_format),
+    };
     *n = 0;
     int rc = cw_opts_append(out, cap, n, own, nown, err);
     return rc != CW_OK ? rc
-                       : cw_opts_append(out, cap, n, cw_cmd_common_opts, cw_cmd_common_nopts, err);
+                       : cw_opts_append(out, cap, n, rows, sizeof(rows) / sizeof(rows[0]), err);
+}
+
+void cw_cmd_log_configure(const cw_cmd_common_flags *f)
+{
+    cw_log_level level;
+    cw_log_format format;
+    cw_log_parse_level(f->log_level, &level);
+    cw_log_parse_format(f->log_format, &format);
+    cw_log_configure(level, format, stderr);
 }
 
 /* A list flag's values as the environment gives them: comma-separated (cut at len). */

@@ -22,6 +22,7 @@ static struct {
     long long workers;
     int leader_elect;
     double lease_duration;
+    cw_cmd_common_flags common;
 } o;
 
 static const cw_opt opts[] = {
@@ -130,8 +131,8 @@ int cw_cmd_controller(int argc, char **argv)
     build_footer(footer, sizeof(footer));
     spec.footer = footer;
 
-    if ((rc = cw_cmd_opts(opts, sizeof(opts) / sizeof(opts[0]), all, sizeof(all) / sizeof(all[0]),
-                          &spec.nopts, &err)) == CW_OK)
+    if ((rc = cw_cmd_opts(opts, sizeof(opts) / sizeof(opts[0]), &o.common, all,
+                          sizeof(all) / sizeof(all[0]), &spec.nopts, &err)) == CW_OK)
         rc = cw_reconcilers_opts(cw_reconcilers, all, sizeof(all) / sizeof(all[0]), &spec.nopts,
                                  &err);
     if (rc == CW_OK)
@@ -156,15 +157,14 @@ int cw_cmd_controller(int argc, char **argv)
         goto done;
     }
     cw_cmd_limit_arenas(1);
-    cw_log_parse_level(cw_cmd_common.log_level, &level);
-    cw_log_parse_format(cw_cmd_common.log_format, &format);
+    cw_log_parse_level(o.common.log_level, &level);
+    cw_log_parse_format(o.common.log_format, &format);
     cw_log_configure(level, format, stderr);
 
     cw_kube_load_opts lo;
     cw_kube_load_opts_init(&lo);
-    lo.kubeconfig =
-        cw_cmd_common.kubeconfig && *cw_cmd_common.kubeconfig ? cw_cmd_common.kubeconfig : NULL;
-    lo.context = cw_cmd_common.context && *cw_cmd_common.context ? cw_cmd_common.context : NULL;
+    lo.kubeconfig = o.common.kubeconfig && *o.common.kubeconfig ? o.common.kubeconfig : NULL;
+    lo.context = o.common.context && *o.common.context ? o.common.context : NULL;
     if (cw_kube_config_load(&kcfg, &lo, &err) != CW_OK ||
         cw_kube_client_new(&kcfg, NULL, &kube, &err) != CW_OK) {
         fprintf(stderr, "cronwarden controller: %s\n", err.message);

@@ -19,6 +19,9 @@
     "an optional TZ=<zone> or CRON_TZ=<zone> prefix. Put -- before an expression that starts\n"    \
     "with '-'. See docs/cron.md."
 
+#define VALIDATE_SYNOPSIS "cronwarden cron validate [-o text|json] EXPR"
+#define NEXT_SYNOPSIS     "cronwarden cron next [-n N] [--from RFC3339] [-o text|json] EXPR"
+
 /* The first and last seconds RFC 3339 can write (0000-01-01T00:00:00Z, 9999-12-31T23:59:59Z). */
 #define FIRST_RFC3339 (-62167219200LL)
 #define LAST_RFC3339  253402300799LL
@@ -55,7 +58,7 @@ static const cw_opt next_opts[] = {
 
 static const cw_cmd_spec validate_spec = {
     .name = "cron validate",
-    .synopsis = "cronwarden cron validate [-o text|json] EXPR",
+    .synopsis = VALIDATE_SYNOPSIS,
     .summary = "Checks EXPR and prints \"valid\", or robfig's error message on stderr.\n\n" DIALECT,
     .opts = validate_opts,
     .nopts = sizeof(validate_opts) / sizeof(validate_opts[0]),
@@ -68,7 +71,7 @@ static const cw_cmd_spec validate_spec = {
 
 static const cw_cmd_spec next_spec = {
     .name = "cron next",
-    .synopsis = "cronwarden cron next [-n N] [--from RFC3339] [-o text|json] EXPR",
+    .synopsis = NEXT_SYNOPSIS,
     .summary =
         "Prints the next N fire times of EXPR after --from, one RFC 3339 time per line, in the\n"
         "offset of --from. Without a TZ=/CRON_TZ= prefix the schedule runs in that offset, as\n"
@@ -87,20 +90,6 @@ static const cw_cmd_spec next_spec = {
     .min_args = 1,
     .max_args = 1,
 };
-
-static void usage(FILE *out)
-{
-    fprintf(out, "Usage: cronwarden cron validate [-o text|json] EXPR\n"
-                 "       cronwarden cron next [-n N] [--from RFC3339] [-o text|json] EXPR\n"
-                 "       cronwarden cron audit [--from-file PATH]... [flags]\n"
-                 "       cronwarden cron status [--from-file PATH]... [flags]\n\n"
-                 "Validates cron expressions, prints their next fire times, audits the load "
-                 "of every\nschedule in a cluster, and tells whether each scheduled backup ran "
-                 "and every volume\nis protected.\n\n" DIALECT "\n\n"
-                 "Run 'cronwarden cron <validate|next|audit|status> --help' for the flags.\n"
-                 "Exit codes: 0 success, 1 invalid expression (audit: a step above "
-                 "--max-starts; status:\nsomething unhealthy), 2 usage error.\n");
-}
 
 /* Messages quote the expression raw, as robfig does; control bytes could drive the terminal,
  * so text output shows them as \xHH. */
@@ -271,27 +260,63 @@ done:
     return code;
 }
 
+static int cmd_validate(int argc, char **argv);
+static int cmd_next(int argc, char **argv);
+
+/* The subcommands: cron's usage, its dispatch and its lines in `cronwarden --help`. */
+const cw_cmd_entry cw_cmd_cron_commands[] = {
+    {"validate", cmd_validate, VALIDATE_SYNOPSIS, NULL, NULL},
+    {"next", cmd_next, NEXT_SYNOPSIS, NULL, NULL},
+    {"audit", cw_cmd_cron_audit, CW_CMD_CRON_AUDIT_SYNOPSIS,
+     "audit the schedule load of a cluster: the busiest minutes and who makes them", NULL},
+    {"status", cw_cmd_cron_status, CW_CMD_CRON_STATUS_SYNOPSIS,
+     "tell whether each scheduled backup ran and every volume is protected", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* The names of the subcommands joined by sep, the last by last ("validate, next or audit"). */
+static const char *names(const char *sep, const char *last, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; cw_cmd_cron_commands[i].name && used < len; i++) {
+        const char *s = i == 0 ? "" : cw_cmd_cron_commands[i + 1].name ? sep : last;
+        int n = snprintf(buf + used, len - used, "%s%s", s, cw_cmd_cron_commands[i].name);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    return buf;
+}
+
+static void usage(FILE *out)
+{
+    char list[128];
+    for (size_t i = 0; cw_cmd_cron_commands[i].name; i++)
+        fprintf(out, "%s%s\n", i ? "       " : "Usage: ", cw_cmd_cron_commands[i].synopsis);
+    fprintf(out,
+            "\nValidates cron expressions, prints their next fire times, audits the load of "
+            "every\nschedule in a cluster, and tells whether each scheduled backup ran and "
+            "every volume\nis protected.\n\n" DIALECT "\n\n"
+            "Run 'cronwarden cron <%s> --help' for the flags.\n"
+            "Exit codes: 0 success, 1 invalid expression (audit: a step above "
+            "--max-starts; status:\nsomething unhealthy), 2 usage error.\n",
+            names("|", "|", list, sizeof(list)));
+}
+
 int cw_cmd_cron(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
         return CW_EXIT_USAGE;
     }
-    const char *sub = argv[1];
-    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0 || strcmp(sub, "help") == 0) {
+    if (cw_cmd_is_help(argv[1])) {
         usage(stdout);
         return CW_EXIT_OK;
     }
-    if (strcmp(sub, "validate") == 0)
-        return cmd_validate(argc - 1, argv + 1);
-    if (strcmp(sub, "next") == 0)
-        return cmd_next(argc - 1, argv + 1);
-    if (strcmp(sub, "audit") == 0)
-        return cw_cmd_cron_audit(argc - 1, argv + 1);
-    if (strcmp(sub, "status") == 0)
-        return cw_cmd_cron_status(argc - 1, argv + 1);
-    char msg[256];
-    snprintf(msg, sizeof(msg), "unknown subcommand '%.200s' (validate, next, audit or status)",
-             sub);
+    const cw_cmd_entry *e = cw_cmd_find(cw_cmd_cron_commands, argv[1]);
+    if (e)
+        return e->run(argc - 1, argv + 1);
+    char msg[512], list[128];
+    snprintf(msg, sizeof(msg), "unknown subcommand '%.200s' (%s)", argv[1],
+             names(", ", " or ", list, sizeof(list)));
     return cw_cmd_usage_error("cron", msg);
 }

@@ -18,8 +18,8 @@
 
 static struct {
     cw_strlist from_files, durations;
-    char *kubeconfig, *context, *namespace, *velero_namespace, *from, *output, *patch,
-        *default_group;
+    cw_cmd_common_flags common; /* the cluster (no log flags) */
+    char *namespace, *velero_namespace, *from, *output, *patch, *default_group;
     double window, step;
     long long max_starts, max_input_bytes;
     int suggest;
@@ -31,8 +31,8 @@ static const cw_opt opts[] = {
                          "or - for stdin; later objects replace earlier ones of the same kind, "
                          "namespace and name"),
     CW_CMD_OPT_MAX_INPUT_BYTES(&o.max_input_bytes),
-    CW_CMD_OPT_LIVE_KUBECONFIG(&o.kubeconfig),
-    CW_CMD_OPT_LIVE_CONTEXT(&o.context),
+    CW_CMD_OPT_KUBECONFIG("live: ", &o.common.kubeconfig, 1),
+    CW_CMD_OPT_CONTEXT("live: ", &o.common.context, 1),
     CW_CMD_OPT_LIVE_NAMESPACE("namespace", 'n', "longhorn-system",
                               "live: Longhorn's namespace (RecurringJobs, Volumes)", &o.namespace),
     CW_CMD_OPT_LIVE_NAMESPACE("velero-namespace", 0, "velero",
@@ -100,7 +100,7 @@ static const cw_opt opts[] = {
 
 static const cw_cmd_spec spec = {
     .name = "cron audit",
-    .synopsis = "cronwarden cron audit [--from-file PATH]... [flags]",
+    .synopsis = CW_CMD_CRON_AUDIT_SYNOPSIS,
     .summary =
         "The load picture of every schedule: Longhorn RecurringJobs over the volumes they select "
         "(job and group labels, the default group; legacy spec.recurringJobs), `concurrency` "
@@ -131,8 +131,8 @@ static int feed_live(cw_audit *a, cw_error *err)
         {"storage.k8s.io", "storageclasses", NULL, NULL},
         {"velero.io", "schedules", o.velero_namespace, NULL},
     };
-    return cw_cmd_feed_live(o.kubeconfig, o.context, src, sizeof(src) / sizeof(src[0]), add_object,
-                            a, err);
+    return cw_cmd_feed_live(o.common.kubeconfig, o.common.context, src,
+                            sizeof(src) / sizeof(src[0]), add_object, a, err);
 }
 
 /* "snapshot=2m" rows into the config's overrides (owned by *out). */

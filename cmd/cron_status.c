@@ -15,7 +15,8 @@
 
 static struct {
     cw_strlist from_files;
-    char *kubeconfig, *context, *namespace, *velero_namespace, *now, *output, *default_group;
+    cw_cmd_common_flags common; /* the cluster (no log flags) */
+    char *namespace, *velero_namespace, *now, *output, *default_group;
     double window, grace;
     long long max_input_bytes;
     int volumes;
@@ -26,8 +27,8 @@ static const cw_opt opts[] = {
                          "read manifests instead of the cluster (kubectl get -o yaml exports of "
                          "the objects below): a file, a directory (recursive) or - for stdin"),
     CW_CMD_OPT_MAX_INPUT_BYTES(&o.max_input_bytes),
-    CW_CMD_OPT_LIVE_KUBECONFIG(&o.kubeconfig),
-    CW_CMD_OPT_LIVE_CONTEXT(&o.context),
+    CW_CMD_OPT_KUBECONFIG("live: ", &o.common.kubeconfig, 1),
+    CW_CMD_OPT_CONTEXT("live: ", &o.common.context, 1),
     CW_CMD_OPT_LIVE_NAMESPACE("namespace", 'n', "longhorn-system",
                               "live: Longhorn's namespace (RecurringJobs, their CronJobs and "
                               "Jobs, Volumes, Backups, BackupVolumes)",
@@ -67,7 +68,7 @@ static const cw_opt opts[] = {
 
 static const cw_cmd_spec spec = {
     .name = "cron status",
-    .synopsis = "cronwarden cron status [--from-file PATH]... [flags]",
+    .synopsis = CW_CMD_CRON_STATUS_SYNOPSIS,
     .summary =
         "Did every scheduled backup run and succeed, and is every volume protected? For each "
         "Longhorn RecurringJob (its CronJob and Jobs) and Velero Schedule (its Backups): the "
@@ -105,8 +106,8 @@ static int feed_live(cw_health *h, cw_error *err)
         {"velero.io", "schedules", o.velero_namespace, NULL},
         {"velero.io", "backups", o.velero_namespace, CW_SCHEDULE_NAME_LABEL},
     };
-    return cw_cmd_feed_live(o.kubeconfig, o.context, src, sizeof(src) / sizeof(src[0]), add_object,
-                            h, err);
+    return cw_cmd_feed_live(o.common.kubeconfig, o.common.context, src,
+                            sizeof(src) / sizeof(src[0]), add_object, h, err);
 }
 
 static int configure(cw_health_config *c, cw_tzdb *tzdb, cw_error *err)

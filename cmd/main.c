@@ -5,19 +5,17 @@
 
 #include "cmd/cmd.h"
 
-typedef struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} subcommand;
-
-static const subcommand commands[] = {
-    {"migrate", cw_cmd_migrate,
-     "turn legacy Longhorn recurringJobs into RecurringJobs and labels (upgrade Job, audits)"},
-    {"webhook", cw_cmd_webhook, "serve the mutating/validating admission webhook"},
-    {"controller", cw_cmd_controller, "run the companion controller"},
-    {"cron", cw_cmd_cron, "validate cron expressions and print their next fire times"},
-    {"version", cw_cmd_version, "print the version"},
+/* The commands: the summary below and the dispatch both come from this table. */
+static const cw_cmd_entry commands[] = {
+    {"migrate", cw_cmd_migrate, NULL,
+     "turn legacy Longhorn recurringJobs into RecurringJobs and labels (upgrade Job, audits)",
+     NULL},
+    {"webhook", cw_cmd_webhook, NULL, "serve the mutating/validating admission webhook", NULL},
+    {"controller", cw_cmd_controller, NULL, "run the companion controller", NULL},
+    {"cron", cw_cmd_cron, NULL, "validate cron expressions and print their next fire times",
+     cw_cmd_cron_commands},
+    {"version", cw_cmd_version, NULL, "print the version", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static void usage(FILE *out)
@@ -27,8 +25,16 @@ static void usage(FILE *out)
         "Usage: cronwarden <command> [flags]\n\n"
         "Keeps Longhorn and Velero backup schedules correct across upgrades and at admission.\n\n"
         "Commands:\n");
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    for (size_t i = 0; commands[i].name; i++) {
+        const cw_cmd_entry *c = &commands[i];
+        fprintf(out, "  %-11s %s\n", c->name, c->summary);
+        for (size_t j = 0; c->sub && c->sub[j].name; j++) {
+            char name[64];
+            snprintf(name, sizeof(name), "%s %s", c->name, c->sub[j].name);
+            if (c->sub[j].summary)
+                fprintf(out, "  %-11s %s\n", name, c->sub[j].summary);
+        }
+    }
     fprintf(
         out,
         "\nRun 'cronwarden <command> --help' for the flags of a command.\n"
@@ -42,15 +48,15 @@ static int run(int argc, char **argv)
         return CW_EXIT_USAGE;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    if (cw_cmd_is_help(name)) {
         usage(stdout);
         return CW_EXIT_OK;
     }
     if (strcmp(name, "--version") == 0)
         return cw_cmd_version(argc - 1, argv + 1);
-    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (strcmp(name, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+    const cw_cmd_entry *c = cw_cmd_find(commands, name);
+    if (c)
+        return c->run(argc - 1, argv + 1);
     fprintf(stderr, "cronwarden: unknown command '%s' (see 'cronwarden --help')\n", name);
     return CW_EXIT_USAGE;
 }

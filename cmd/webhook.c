@@ -30,6 +30,7 @@ static struct {
     int skip_immediately, self_signed;
     char *cert_secret, *service;
     cw_strlist webhook_configs, dns_names, ip_addresses;
+    cw_cmd_common_flags common;
 } o;
 
 static const cw_opt opts[] = {
@@ -195,8 +196,8 @@ static void log_configuration(void)
            CW_LS("default_group", o.default_group ? o.default_group : ""),
            CW_LB("schedule_skip_immediately", o.skip_immediately),
            CW_LS("longhorn_version", o.longhorn_version ? o.longhorn_version : ""),
-           CW_LS("log_level", cw_cmd_common.log_level),
-           CW_LS("log_format", cw_cmd_common.log_format), CW_LB("self_signed", o.self_signed),
+           CW_LS("log_level", o.common.log_level), CW_LS("log_format", o.common.log_format),
+           CW_LB("self_signed", o.self_signed),
            CW_LS("cert_secret", o.cert_secret ? o.cert_secret : ""),
            CW_LS("service", o.service ? o.service : ""),
            CW_LS("webhook_configs", configs ? configs : ""));
@@ -280,8 +281,8 @@ int cw_cmd_webhook(int argc, char **argv)
     cw_metrics_init(&metrics);
     cw_certs_selfsigned_init(&ss);
 
-    rc = cw_cmd_opts(opts, sizeof(opts) / sizeof(opts[0]), all, sizeof(all) / sizeof(all[0]),
-                     &spec.nopts, &err);
+    rc = cw_cmd_opts(opts, sizeof(opts) / sizeof(opts[0]), &o.common, all,
+                     sizeof(all) / sizeof(all[0]), &spec.nopts, &err);
     if (rc == CW_OK)
         rc = cw_opts_parse(&spec, argc, argv, NULL, stdout, &err);
     if (rc == 1) {
@@ -305,8 +306,8 @@ int cw_cmd_webhook(int argc, char **argv)
         code = cw_cmd_usage_error("webhook", err.message);
         goto done;
     }
-    cw_log_parse_level(cw_cmd_common.log_level, &level);
-    cw_log_parse_format(cw_cmd_common.log_format, &format);
+    cw_log_parse_level(o.common.log_level, &level);
+    cw_log_parse_format(o.common.log_format, &format);
     cw_log_configure(level, format, stderr);
 
     if ((rc = cw_policy_config_init_tzdb(&policy, &tzdb, &err)) != CW_OK)
@@ -330,8 +331,8 @@ int cw_cmd_webhook(int argc, char **argv)
 
     if (o.self_signed) {
         cw_certs_selfsigned_opts so = {
-            .kubeconfig = cw_cmd_common.kubeconfig,
-            .context = cw_cmd_common.context,
+            .kubeconfig = o.common.kubeconfig,
+            .context = o.common.context,
             .secret = o.cert_secret,
             .service = o.service,
             .webhook_configs = &o.webhook_configs,

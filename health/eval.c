@@ -67,17 +67,17 @@ static int outcomes(const cw_health_config *cfg, const cw_health_run *runs, size
     int counting = 1;
     for (size_t k = n; k-- > 0;) {
         const cw_health_run *r = &runs[k];
-        if (r->outcome == CW_HEALTH_SUCCEEDED && (!ok || r->finished > ok->finished))
+        if (r->outcome == CW_HEALTH_OUTCOME_SUCCEEDED && (!ok || r->finished > ok->finished))
             ok = r;
-        if (r->outcome == CW_HEALTH_FAILED && (!bad || r->finished > bad->finished))
+        if (r->outcome == CW_HEALTH_OUTCOME_FAILED && (!bad || r->finished > bad->finished))
             bad = r;
-        if (r->outcome == CW_HEALTH_RUNNING && (!run || r->started <= run->started))
+        if (r->outcome == CW_HEALTH_OUTCOME_RUNNING && (!run || r->started <= run->started))
             run = r;
-        if (r->outcome == CW_HEALTH_RUNNING)
+        if (r->outcome == CW_HEALTH_OUTCOME_RUNNING)
             out->running++;
-        if (counting && r->outcome == CW_HEALTH_SUCCEEDED)
+        if (counting && r->outcome == CW_HEALTH_OUTCOME_SUCCEEDED)
             counting = 0;
-        else if (counting && r->outcome == CW_HEALTH_FAILED)
+        else if (counting && r->outcome == CW_HEALTH_OUTCOME_FAILED)
             out->consecutive_failures++;
     }
     if (n)
@@ -106,7 +106,7 @@ static int outcomes(const cw_health_config *cfg, const cw_health_run *runs, size
     if (!okd)
         return CW_ENOMEM;
     for (size_t k = 0; k < n; k++)
-        if (runs[k].outcome == CW_HEALTH_SUCCEEDED) {
+        if (runs[k].outcome == CW_HEALTH_OUTCOME_SUCCEEDED) {
             okd[m][0] = -runs[k].finished; /* newest first */
             okd[m++][1] = max64(runs[k].finished - runs[k].started, 0);
         }
@@ -137,10 +137,10 @@ static int64_t history_from(const cw_health_config *cfg, const cw_health_sched *
         int64_t oldest_ok = INT64_MAX, oldest_bad = INT64_MAX;
         for (size_t k = 0; k < n; k++) {
             int64_t t = runs[k].fire != CW_HEALTH_NONE ? runs[k].fire : runs[k].created;
-            if (runs[k].outcome == CW_HEALTH_SUCCEEDED) {
+            if (runs[k].outcome == CW_HEALTH_OUTCOME_SUCCEEDED) {
                 ok++;
                 oldest_ok = oldest_ok < t ? oldest_ok : t;
-            } else if (runs[k].outcome == CW_HEALTH_FAILED) {
+            } else if (runs[k].outcome == CW_HEALTH_OUTCOME_FAILED) {
                 bad++;
                 oldest_bad = oldest_bad < t ? oldest_bad : t;
             }
@@ -182,8 +182,9 @@ static const cw_health_run *blocker(const cw_health_run *runs, size_t n, int64_t
 {
     for (size_t k = 0; k < n && runs[k].created < f; k++) {
         const cw_health_run *r = &runs[k];
-        if (r->outcome == CW_HEALTH_RUNNING ? r->blocks
-                                            : r->finished != CW_HEALTH_NONE && r->finished > f)
+        if (r->outcome == CW_HEALTH_OUTCOME_RUNNING
+                ? r->blocks
+                : r->finished != CW_HEALTH_NONE && r->finished > f)
             return r;
     }
     return NULL;
@@ -215,7 +216,7 @@ static int add_missed(cw_health_result *out, size_t *cap, int64_t at, cw_health_
     cw_buf_free(&b);
     if (!detail)
         return CW_ENOMEM;
-    int excused = reason == CW_HEALTH_PAUSED || reason == CW_HEALTH_SKIPPED;
+    int excused = reason == CW_HEALTH_MISSED_PAUSED || reason == CW_HEALTH_MISSED_SKIPPED;
     out->missed[out->nmissed++] = (cw_health_missed){at, reason, excused, detail};
     out->missed_unexcused += !excused;
     return CW_OK;
@@ -232,42 +233,43 @@ static int judge_missed(const cw_health_config *cfg, const cw_health_sched *s,
     if (late) {
         cw_health__duration(late->created - f, d1, sizeof(d1));
         cw_health__duration(g, d2, sizeof(d2));
-        return add_missed(out, cap, f, CW_HEALTH_LATE, "%s %s started %s late (grace %s)%s%s%s",
-                          velero ? "Backup" : "Job", late->name, d1, d2, b ? ": " : "",
-                          b ? b->name : "", b ? " was still running" : "");
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_LATE,
+                          "%s %s started %s late (grace %s)%s%s%s", velero ? "Backup" : "Job",
+                          late->name, d1, d2, b ? ": " : "", b ? b->name : "",
+                          b ? " was still running" : "");
     }
     if (velero && s->paused && nothing_since(runs, n, f, CW_HEALTH_NONE))
-        return add_missed(out, cap, f, CW_HEALTH_PAUSED, "the Schedule is paused");
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_PAUSED, "the Schedule is paused");
     if (velero && s->last_skipped != CW_HEALTH_NONE && f <= s->last_skipped &&
         nothing_since(runs, n, f, s->last_skipped)) {
         cw_health__time_str(s->last_skipped, d1, sizeof(d1));
-        return add_missed(out, cap, f, CW_HEALTH_SKIPPED,
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_SKIPPED,
                           "skipped: the Schedule was paused until %s (skipImmediately)", d1);
     }
     if (!velero && s->has_cronjob && s->suspended && nothing_since(runs, n, f, CW_HEALTH_NONE))
-        return add_missed(out, cap, f, CW_HEALTH_SUSPENDED, "the CronJob is suspended");
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_SUSPENDED, "the CronJob is suspended");
     if (b)
-        return add_missed(out, cap, f, CW_HEALTH_FORBID, "%s %s was still running (%s)",
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_FORBID, "%s %s was still running (%s)",
                           velero ? "Backup" : "Job", b->name,
                           velero ? "a schedule's Backups do not overlap"
                                  : "concurrencyPolicy Forbid");
     size_t zone = !velero && !s->has_cronjob ? cw_cron_zone_prefix(s->cron) : 0;
     if (zone) /* docs/compat.md: "CRON_TZ= in a RecurringJob's cron" */
-        return add_missed(out, cap, f, CW_HEALTH_NO_CRONJOB,
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_NO_CRONJOB,
                           "the RecurringJob has no CronJob: its cron starts with a time zone "
                           "(%.*s), and Kubernetes 1.29 and later (and 1.21 and earlier) refuse "
                           "to create a CronJob whose schedule holds TZ",
                           (int)zone, s->cron);
     if (!velero && !s->has_cronjob)
-        return add_missed(out, cap, f, CW_HEALTH_NO_CRONJOB,
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_NO_CRONJOB,
                           "the RecurringJob has no CronJob (Longhorn's manager or cronwarden's "
                           "controller has not made it)");
     if (velero)
-        return add_missed(out, cap, f, CW_HEALTH_CONTROLLER_DOWN,
+        return add_missed(out, cap, f, CW_HEALTH_MISSED_CONTROLLER_DOWN,
                           "no Backup was submitted and none was running: Velero's schedule "
                           "controller (or cronwarden's controller) was not running");
     (void)cfg;
-    return add_missed(out, cap, f, CW_HEALTH_CONTROLLER_DOWN,
+    return add_missed(out, cap, f, CW_HEALTH_MISSED_CONTROLLER_DOWN,
                       "no Job was started and none was running: kube-controller-manager's "
                       "CronJob controller was not running%s",
                       s->starting_deadline != CW_HEALTH_NONE
@@ -347,27 +349,27 @@ static int judge_fires(const cw_health_config *cfg, const cw_health_sched *s,
 static void set_state(const cw_health_sched *s, cw_health_result *out)
 {
     if (out->error)
-        out->state = CW_HEALTH_INVALID;
+        out->state = CW_HEALTH_STATE_INVALID;
     else if (s->kind == CW_HEALTH_RECURRINGJOB && !s->has_cronjob)
-        out->state = CW_HEALTH_NOCRONJOB;
+        out->state = CW_HEALTH_STATE_NO_CRONJOB;
     else if (s->kind == CW_HEALTH_RECURRINGJOB && s->suspended)
-        out->state = CW_HEALTH_SUSPEND;
+        out->state = CW_HEALTH_STATE_SUSPENDED;
     else if (out->stuck)
-        out->state = CW_HEALTH_STUCK;
+        out->state = CW_HEALTH_STATE_STUCK;
     else if (out->consecutive_failures)
-        out->state = CW_HEALTH_FAILING;
+        out->state = CW_HEALTH_STATE_FAILING;
     else if (out->missed_unexcused)
-        out->state = CW_HEALTH_MISSED;
+        out->state = CW_HEALTH_STATE_MISSED;
     else if (out->running)
-        out->state = CW_HEALTH_RUN;
+        out->state = CW_HEALTH_STATE_RUNNING;
     else if (s->kind == CW_HEALTH_SCHEDULE && s->paused)
-        out->state = CW_HEALTH_PAUSE;
+        out->state = CW_HEALTH_STATE_PAUSED;
     else if (out->success_at == CW_HEALTH_NONE && out->failure_at == CW_HEALTH_NONE)
-        out->state = CW_HEALTH_WAITING;
+        out->state = CW_HEALTH_STATE_WAITING;
     else
-        out->state = CW_HEALTH_OK;
-    out->healthy = out->state == CW_HEALTH_OK || out->state == CW_HEALTH_WAITING ||
-                   out->state == CW_HEALTH_RUN || out->state == CW_HEALTH_PAUSE;
+        out->state = CW_HEALTH_STATE_OK;
+    out->healthy = out->state == CW_HEALTH_STATE_OK || out->state == CW_HEALTH_STATE_WAITING ||
+                   out->state == CW_HEALTH_STATE_RUNNING || out->state == CW_HEALTH_STATE_PAUSED;
 }
 
 /* last_due, next, interval; the fire times from lo on. */

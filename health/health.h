@@ -51,11 +51,12 @@ void cw_health_config_init(cw_health_config *c);
 /* ---- runs ---- */
 
 typedef enum {
-    CW_HEALTH_RUNNING,   /* not finished: Job without Complete/Failed; Backup New, Queued, ... */
-    CW_HEALTH_SUCCEEDED, /* Job Complete; Backup Completed */
-    CW_HEALTH_FAILED,    /* Job Failed; Backup Failed, PartiallyFailed, FailedValidation */
-    CW_HEALTH_OTHER,     /* Backup Deleting or a phase this version does not know: started, but
-                            its outcome is not counted */
+    CW_HEALTH_OUTCOME_RUNNING, /* not finished: Job without Complete/Failed; Backup New, Queued, ...
+                                */
+    CW_HEALTH_OUTCOME_SUCCEEDED, /* Job Complete; Backup Completed */
+    CW_HEALTH_OUTCOME_FAILED,    /* Job Failed; Backup Failed, PartiallyFailed, FailedValidation */
+    CW_HEALTH_OUTCOME_OTHER, /* Backup Deleting or a phase this version does not know: started, but
+                        its outcome is not counted */
 } cw_health_outcome;
 
 typedef struct cw_health_run {
@@ -68,10 +69,10 @@ typedef struct cw_health_run {
     int64_t started;  /* Job status.startTime / Backup status.startTimestamp, else created */
     int64_t finished; /* NONE while running */
     cw_health_outcome outcome;
-    int manual;          /* kubectl create job --from=cronjob/... (not a scheduled run) */
-    int blocks;          /* RUNNING in a phase that holds the next run back (every Job; Backup
-                            New, Queued, ReadyToStart, InProgress); finished runs held it back
-                            from creation to finish */
+    int manual; /* kubectl create job --from=cronjob/... (not a scheduled run) */
+    int blocks; /* OUTCOME_RUNNING in a phase that holds the next run back (every Job; Backup
+                   New, Queued, ReadyToStart, InProgress); finished runs held it back
+                   from creation to finish */
     int64_t failed_pods; /* Job status.failed: attempts that failed before the outcome */
     char *reason;        /* FAILED: "BackoffLimitExceeded: Job has reached ..." /
                             "PartiallyFailed: 2 errors, 1 warning" */
@@ -123,13 +124,14 @@ int cw_health_sched_from_schedule(cw_health_sched *s, json_object *schedule,
                                   cw_error *err) CW_MUST_CHECK;
 
 typedef enum {
-    CW_HEALTH_LATE,            /* a run started, after the grace */
-    CW_HEALTH_PAUSED,          /* the Velero Schedule is paused (excused) */
-    CW_HEALTH_SKIPPED,         /* skipped on unpause: skipImmediately (excused) */
-    CW_HEALTH_SUSPENDED,       /* the CronJob is suspended */
-    CW_HEALTH_FORBID,          /* the previous run was still running */
-    CW_HEALTH_NO_CRONJOB,      /* the RecurringJob has no CronJob */
-    CW_HEALTH_CONTROLLER_DOWN, /* nothing held it back: the controller that starts runs did not */
+    CW_HEALTH_MISSED_LATE,            /* a run started, after the grace */
+    CW_HEALTH_MISSED_PAUSED,          /* the Velero Schedule is paused (excused) */
+    CW_HEALTH_MISSED_SKIPPED,         /* skipped on unpause: skipImmediately (excused) */
+    CW_HEALTH_MISSED_SUSPENDED,       /* the CronJob is suspended */
+    CW_HEALTH_MISSED_FORBID,          /* the previous run was still running */
+    CW_HEALTH_MISSED_NO_CRONJOB,      /* the RecurringJob has no CronJob */
+    CW_HEALTH_MISSED_CONTROLLER_DOWN, /* nothing held it back: the controller that starts runs did
+                                         not */
 } cw_health_reason;
 
 typedef struct cw_health_missed {
@@ -140,16 +142,16 @@ typedef struct cw_health_missed {
 } cw_health_missed;
 
 typedef enum {
-    CW_HEALTH_OK,        /* the last finished run succeeded, nothing missed */
-    CW_HEALTH_WAITING,   /* nothing due yet and no run */
-    CW_HEALTH_RUN,       /* a run in progress, within its usual duration */
-    CW_HEALTH_PAUSE,     /* a paused Velero Schedule */
-    CW_HEALTH_MISSED,    /* a fire time in the window without a run (not excused) */
-    CW_HEALTH_FAILING,   /* the last finished run failed */
-    CW_HEALTH_STUCK,     /* a run far past its usual duration */
-    CW_HEALTH_SUSPEND,   /* a suspended CronJob (Longhorn never suspends its own) */
-    CW_HEALTH_NOCRONJOB, /* a RecurringJob without its CronJob */
-    CW_HEALTH_INVALID,   /* the cron does not parse, never fires, or Velero FailedValidation */
+    CW_HEALTH_STATE_OK,         /* the last finished run succeeded, nothing missed */
+    CW_HEALTH_STATE_WAITING,    /* nothing due yet and no run */
+    CW_HEALTH_STATE_RUNNING,    /* a run in progress, within its usual duration */
+    CW_HEALTH_STATE_PAUSED,     /* a paused Velero Schedule */
+    CW_HEALTH_STATE_MISSED,     /* a fire time in the window without a run (not excused) */
+    CW_HEALTH_STATE_FAILING,    /* the last finished run failed */
+    CW_HEALTH_STATE_STUCK,      /* a run far past its usual duration */
+    CW_HEALTH_STATE_SUSPENDED,  /* a suspended CronJob (Longhorn never suspends its own) */
+    CW_HEALTH_STATE_NO_CRONJOB, /* a RecurringJob without its CronJob */
+    CW_HEALTH_STATE_INVALID, /* the cron does not parse, never fires, or Velero FailedValidation */
 } cw_health_state;
 
 typedef struct cw_health_result {

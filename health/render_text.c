@@ -109,7 +109,7 @@ static void problems_of(const cw_health *h, const cw_health_sched_result *sr, FI
             cw_health_state_name(r->state));
     if (r->error)
         fprintf(f, "    the schedule %s cannot run: %s\n", *r->cron ? r->cron : "\"\"", r->error);
-    size_t zone = r->state == CW_HEALTH_NOCRONJOB ? cw_cron_zone_prefix(s->cron) : 0;
+    size_t zone = r->state == CW_HEALTH_STATE_NO_CRONJOB ? cw_cron_zone_prefix(s->cron) : 0;
     if (zone) /* docs/compat.md: "CRON_TZ= in a RecurringJob's cron" */
         fprintf(f,
                 "    no CronJob runs it: its cron starts with a time zone (%.*s), and Kubernetes "
@@ -117,10 +117,10 @@ static void problems_of(const cw_health *h, const cw_health_sched_result *sr, FI
                 "holds TZ (Longhorn 1.3 and later refuse such a cron too); write spec.cron "
                 "without the prefix, in kube-controller-manager's time zone (usually UTC)\n",
                 (int)zone, s->cron);
-    else if (r->state == CW_HEALTH_NOCRONJOB)
+    else if (r->state == CW_HEALTH_STATE_NO_CRONJOB)
         fprintf(f, "    no CronJob runs it (Longhorn's manager or cronwarden's controller makes "
                    "one per RecurringJob)\n");
-    if (r->state == CW_HEALTH_SUSPEND)
+    if (r->state == CW_HEALTH_STATE_SUSPENDED)
         fprintf(f, "    its CronJob is suspended: no run starts until spec.suspend is false\n");
     if (r->stuck) {
         cw_health__duration(r->running_seconds, d1, sizeof(d1));

@@ -119,14 +119,14 @@ static int job_outcome(json_object *job, cw_health_run *r, cw_error *err)
         completions = tmp;
     if ((done = true_condition(conds, "Complete")) ||
         (done = true_condition(conds, "SuccessCriteriaMet")))
-        r->outcome = CW_HEALTH_SUCCEEDED;
+        r->outcome = CW_HEALTH_OUTCOME_SUCCEEDED;
     else if ((done = true_condition(conds, "Failed")) ||
              (done = true_condition(conds, "FailureTarget")))
-        r->outcome = CW_HEALTH_FAILED;
+        r->outcome = CW_HEALTH_OUTCOME_FAILED;
     else if (succeeded >= completions)
-        r->outcome = CW_HEALTH_SUCCEEDED; /* a status written before conditions were */
+        r->outcome = CW_HEALTH_OUTCOME_SUCCEEDED; /* a status written before conditions were */
     else {
-        r->outcome = CW_HEALTH_RUNNING;
+        r->outcome = CW_HEALTH_OUTCOME_RUNNING;
         r->blocks = 1; /* a Job is "active" to the CronJob controller until it finishes */
         r->finished = CW_HEALTH_NONE;
         return CW_OK;
@@ -134,11 +134,11 @@ static int job_outcome(json_object *job, cw_health_run *r, cw_error *err)
     if (done && (rc = cw_health__time(done, "status.conditions[]", "lastTransitionTime", &at,
                                       err)) != CW_OK)
         return rc;
-    if (r->finished == CW_HEALTH_NONE || r->outcome == CW_HEALTH_FAILED)
+    if (r->finished == CW_HEALTH_NONE || r->outcome == CW_HEALTH_OUTCOME_FAILED)
         r->finished = at != CW_HEALTH_NONE ? at : r->finished;
     if (r->finished == CW_HEALTH_NONE)
         r->finished = r->started;
-    if (r->outcome == CW_HEALTH_FAILED) {
+    if (r->outcome == CW_HEALTH_OUTCOME_FAILED) {
         const char *reason = cw_json_path_string(done, "reason");
         const char *msg = cw_json_path_string(done, "message");
         cw_buf b;
@@ -210,20 +210,20 @@ static const struct {
     cw_health_outcome outcome;
     int blocks; /* Velero's schedule controller (and cronwarden's) hold the next run back */
 } phases[] = {
-    {"", CW_HEALTH_RUNNING, 1},
-    {"New", CW_HEALTH_RUNNING, 1},
-    {"Queued", CW_HEALTH_RUNNING, 1},
-    {"ReadyToStart", CW_HEALTH_RUNNING, 1},
-    {"InProgress", CW_HEALTH_RUNNING, 1},
-    {"WaitingForPluginOperations", CW_HEALTH_RUNNING, 0},
-    {"WaitingForPluginOperationsPartiallyFailed", CW_HEALTH_RUNNING, 0},
-    {"Finalizing", CW_HEALTH_RUNNING, 0},
-    {"FinalizingPartiallyFailed", CW_HEALTH_RUNNING, 0},
-    {"Completed", CW_HEALTH_SUCCEEDED, 0},
-    {"PartiallyFailed", CW_HEALTH_FAILED, 0},
-    {"Failed", CW_HEALTH_FAILED, 0},
-    {"FailedValidation", CW_HEALTH_FAILED, 0},
-    {"Deleting", CW_HEALTH_OTHER, 0},
+    {"", CW_HEALTH_OUTCOME_RUNNING, 1},
+    {"New", CW_HEALTH_OUTCOME_RUNNING, 1},
+    {"Queued", CW_HEALTH_OUTCOME_RUNNING, 1},
+    {"ReadyToStart", CW_HEALTH_OUTCOME_RUNNING, 1},
+    {"InProgress", CW_HEALTH_OUTCOME_RUNNING, 1},
+    {"WaitingForPluginOperations", CW_HEALTH_OUTCOME_RUNNING, 0},
+    {"WaitingForPluginOperationsPartiallyFailed", CW_HEALTH_OUTCOME_RUNNING, 0},
+    {"Finalizing", CW_HEALTH_OUTCOME_RUNNING, 0},
+    {"FinalizingPartiallyFailed", CW_HEALTH_OUTCOME_RUNNING, 0},
+    {"Completed", CW_HEALTH_OUTCOME_SUCCEEDED, 0},
+    {"PartiallyFailed", CW_HEALTH_OUTCOME_FAILED, 0},
+    {"Failed", CW_HEALTH_OUTCOME_FAILED, 0},
+    {"FailedValidation", CW_HEALTH_OUTCOME_FAILED, 0},
+    {"Deleting", CW_HEALTH_OUTCOME_OTHER, 0},
 };
 
 /* "Failed: <failureReason>", "PartiallyFailed: 2 errors, 1 warning", "FailedValidation: <errors>"
@@ -281,18 +281,20 @@ int cw_health_run_from_backup(json_object *backup, cw_health_run *out, cw_error 
     size_t i;
     for (i = 0; i < sizeof(phases) / sizeof(phases[0]) && strcmp(phases[i].phase, phase); i++)
         ;
-    out->outcome = i < sizeof(phases) / sizeof(phases[0]) ? phases[i].outcome : CW_HEALTH_OTHER;
+    out->outcome =
+        i < sizeof(phases) / sizeof(phases[0]) ? phases[i].outcome : CW_HEALTH_OUTCOME_OTHER;
     out->blocks = i < sizeof(phases) / sizeof(phases[0]) && phases[i].blocks;
     if (out->started == CW_HEALTH_NONE)
         out->started = out->created;
     if (out->created == CW_HEALTH_NONE)
         out->created = out->started;
     out->fire = fire_from_backup_name(name);
-    if (out->outcome == CW_HEALTH_RUNNING || out->outcome == CW_HEALTH_OTHER)
+    if (out->outcome == CW_HEALTH_OUTCOME_RUNNING || out->outcome == CW_HEALTH_OUTCOME_OTHER)
         out->finished = CW_HEALTH_NONE;
     else if (out->finished == CW_HEALTH_NONE)
         out->finished = out->started; /* FailedValidation never starts nor completes */
-    if (out->outcome == CW_HEALTH_FAILED && (rc = backup_reason(status, phase, out, err)) != CW_OK)
+    if (out->outcome == CW_HEALTH_OUTCOME_FAILED &&
+        (rc = backup_reason(status, phase, out, err)) != CW_OK)
         goto fail;
     return CW_OK;
 fail:

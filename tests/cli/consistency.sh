@@ -54,6 +54,24 @@ assert_file_contains "$TMP/err" "the next fire time is after 9999-12-31T23:59:59
 run 2 "$CW" cron next --from 0000-01-01T00:00:00+23:59 '0 0 * * *'
 assert_file_contains "$TMP/err" "--from must lie within the years 0000-9999 in UTC" "before year 0"
 
+# One command table makes the summary and the dispatch: every command and cron's reports are
+# listed, and a name not in a table is refused with the names that are.
+run 0 "$CW" --help
+assert_eq "$(cat "$SRC/tests/cli/golden/help.txt")" "$(cat "$TMP/out")" "cronwarden --help"
+run 2 "$CW" bogus
+assert_eq "cronwarden: unknown command 'bogus' (see 'cronwarden --help')" "$(cat "$TMP/err")" "unknown command"
+run 2 "$CW" cron bogus
+assert_eq "cronwarden cron: unknown subcommand 'bogus' (validate, next, audit or status) (see 'cronwarden cron --help')" "$(cat "$TMP/err")" "unknown cron subcommand"
+run 0 "$CW" cron --help
+assert_eq "Usage: cronwarden cron validate [-o text|json] EXPR
+       cronwarden cron next [-n N] [--from RFC3339] [-o text|json] EXPR
+       cronwarden cron audit [--from-file PATH]... [flags]
+       cronwarden cron status [--from-file PATH]... [flags]" "$(head -4 "$TMP/out")" "cron synopses"
+assert_file_contains "$TMP/out" "Run 'cronwarden cron <validate|next|audit|status> --help' for the flags." "cron help hint"
+for c in "cron validate" "cron next" "cron audit" "cron status" migrate webhook controller version; do
+  run 0 "$CW" $c --help # each row of the tables runs its command
+done
+
 # What is skipped in an input directory is said at info level.
 mkdir -p "$TMP/in" && printf '[1,2]\n' > "$TMP/in/list.yaml" && echo x > "$TMP/in/notes.txt"
 ln -s /nonexistent "$TMP/in/gone.yaml"

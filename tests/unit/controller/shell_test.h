@@ -163,37 +163,63 @@ __attribute__((unused)) static void shell_manager_runs(shell_fixture *f, size_t 
     assert_int_equal(cw_shell_enqueue_all(f->shell), CW_OK);
 }
 
-/* The value of a metrics series, as the exposition prints it ("name{l=\"v\"}"); 0 when absent. */
-__attribute__((unused)) static double shell_metric(shell_fixture *f, const char *series)
+/* The value of a metrics series, as the exposition prints it ("name{l=\"v\"}"). An absent series
+ * fails the test: a 0 expected of it must not pass because the series is not there (use
+ * shell_has_series to check that one is gone). */
+__attribute__((unused)) static int shell_has_series(shell_fixture *f, const char *series,
+                                                    double *value)
 {
     cw_buf b;
-    double v = 0;
+    int found = 0;
     cw_buf_init(&b);
     assert_int_equal(cw_metrics_render(&f->metrics, &b), CW_OK);
     for (const char *p = cw_buf_str(&b); p && *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = strlen(series);
-        if (!strncmp(p, series, len) && p[len] == ' ')
-            v = strtod(p + len + 1, NULL);
+        if (!strncmp(p, series, len) && p[len] == ' ') {
+            found = 1;
+            if (value)
+                *value = strtod(p + len + 1, NULL);
+        }
         p = nl ? nl + 1 : NULL;
     }
     cw_buf_free(&b);
+    return found;
+}
+
+__attribute__((unused)) static double shell_metric(shell_fixture *f, const char *series)
+{
+    double v = 0;
+    if (!shell_has_series(f, series, &v))
+        fail_msg("series %s is not exposed", series);
     return v;
 }
 
-/* Each series of the metrics (name{labels}) has its value. */
+/* Each series of the metrics (name{labels}) has its value, or is not there at all (absent: a
+ * counter never counted, an info series replaced). */
 typedef struct shell_series {
     const char *series;
     double value;
+    int absent;
 } shell_series;
+#define SHELL_ABSENT(series_)                                                                      \
+    {                                                                                              \
+        (series_), 0, 1                                                                            \
+    }
 
 __attribute__((unused)) static void shell_expect(shell_fixture *f, const shell_series *want,
                                                  size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (shell_metric(f, want[i].series) != want[i].value)
-            fail_msg("%s: %g, want %g", want[i].series, shell_metric(f, want[i].series),
-                     want[i].value);
+    for (size_t i = 0; i < n; i++) {
+        double v = 0;
+        int has = shell_has_series(f, want[i].series, &v);
+        if (want[i].absent && has)
+            fail_msg("%s: %g, want no such series", want[i].series, v);
+        if (!want[i].absent && !has)
+            fail_msg("%s: not exposed, want %g", want[i].series, want[i].value);
+        if (!want[i].absent && v != want[i].value)
+            fail_msg("%s: %g, want %g", want[i].series, v, want[i].value);
+    }
 }
 
 /* What request i of the script (0: its first line) sent, parsed (the caller's; NULL: no body). */

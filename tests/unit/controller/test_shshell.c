@@ -241,7 +241,7 @@ static void judged_and_said(void **state)
     shell_reconcile(&f, "Schedule/velero/nightly", "Stuck", HOUR_MS, 0, 0, "stuck: no Event");
     shell_reconcile(&f, "volumes", "volumes", 60000, 0, 0, "per namespace");
     shell_expect(&f, judged, N(judged));
-    /* every schedule has all eight series (a 0 in judged[] is also what an absent one reads) */
+    /* every schedule has all eight series (judged[] fails on an absent one) */
     assert_int_equal(series_count(&f, "cronwarden_schedule_"), 3 * 8);
     assert_int_equal(series_count(&f, "cronwarden_schedule_last_missed_timestamp_seconds{"), 3);
 

@@ -202,56 +202,56 @@ void test_runs(void **state)
         int64_t failed_pods;
     } jobs[] = {
         {JOB("cj", "29924760", "2026-11-24T02:00:02Z", ACTIVE("2026-11-24T02:00:03Z")),
-         CW_HEALTH_RUNNING, "2026-11-24T02:00:00Z", NULL, NULL, 0},
+         CW_HEALTH_OUTCOME_RUNNING, "2026-11-24T02:00:00Z", NULL, NULL, 0},
         {JOB("cj", "29924760", "2026-11-24T02:00:02Z",
              RETRIED("2026-11-24T02:00:03Z", "2026-11-24T02:09:03Z", 2)),
-         CW_HEALTH_SUCCEEDED, "2026-11-24T02:00:00Z", "2026-11-24T02:09:03Z", NULL, 2},
+         CW_HEALTH_OUTCOME_SUCCEEDED, "2026-11-24T02:00:00Z", "2026-11-24T02:09:03Z", NULL, 2},
         {JOB("cj", "29924760", "2026-11-24T02:00:02Z",
              FAILED("2026-11-24T02:00:03Z", "2026-11-24T02:15:03Z", 4)),
-         CW_HEALTH_FAILED, "2026-11-24T02:00:00Z", "2026-11-24T02:15:03Z",
+         CW_HEALTH_OUTCOME_FAILED, "2026-11-24T02:00:00Z", "2026-11-24T02:15:03Z",
          "BackoffLimitExceeded: Job has reached the specified backoff limit", 4},
         /* succeeded without conditions yet (a status written before them) */
         {JOB("cj", "1795485600", "2026-11-24T02:00:02Z",
              "'startTime':'2026-11-24T02:00:03Z','succeeded':1,'completionTime':'2026-11-24T02:"
              "01:03Z'"),
-         CW_HEALTH_SUCCEEDED, "2026-11-24T02:00:00Z", "2026-11-24T02:01:03Z", NULL, 0},
+         CW_HEALTH_OUTCOME_SUCCEEDED, "2026-11-24T02:00:00Z", "2026-11-24T02:01:03Z", NULL, 0},
         /* Kubernetes 1.31+: FailureTarget before Failed, DeadlineExceeded */
         {JOB("cj", "29924760", "2026-11-24T02:00:02Z",
              "'startTime':'2026-11-24T02:00:03Z','conditions':[{'type':'FailureTarget','status':"
              "'True','reason':'DeadlineExceeded','message':'Job was active longer than specified "
              "deadline','lastTransitionTime':'2026-11-24T02:30:03Z'}]"),
-         CW_HEALTH_FAILED, "2026-11-24T02:00:00Z", "2026-11-24T02:30:03Z",
+         CW_HEALTH_OUTCOME_FAILED, "2026-11-24T02:00:00Z", "2026-11-24T02:30:03Z",
          "DeadlineExceeded: Job was active longer than specified deadline", 0},
         /* the scheduled-timestamp annotation (Kubernetes 1.28+) wins over the name */
         {"{'apiVersion':'batch/v1','kind':'Job','metadata':{'name':'cj-29924760'," LH
          ",'creationTimestamp':'2026-11-24T02:00:02Z','annotations':{'batch.kubernetes.io/"
          "cronjob-scheduled-timestamp':'2026-11-24T02:00:30Z'},'labels':{'recurring-job."
          "longhorn.io':'cj'}},'status':{'active':1}}",
-         CW_HEALTH_RUNNING, "2026-11-24T02:00:30Z", NULL, NULL, 0},
+         CW_HEALTH_OUTCOME_RUNNING, "2026-11-24T02:00:30Z", NULL, NULL, 0},
         /* a name that is not "<cronjob>-<number>": no fire time */
-        {JOB("cj", "x7", "2026-11-24T02:00:02Z", ACTIVE("2026-11-24T02:00:03Z")), CW_HEALTH_RUNNING,
-         NULL, NULL, NULL, 0},
+        {JOB("cj", "x7", "2026-11-24T02:00:02Z", ACTIVE("2026-11-24T02:00:03Z")),
+         CW_HEALTH_OUTCOME_RUNNING, NULL, NULL, NULL, 0},
     };
     static const struct {
         const char *phase;
         cw_health_outcome outcome;
         int blocks;
     } phases[] = {
-        {"", CW_HEALTH_RUNNING, 1},
-        {"New", CW_HEALTH_RUNNING, 1},
-        {"Queued", CW_HEALTH_RUNNING, 1},
-        {"ReadyToStart", CW_HEALTH_RUNNING, 1},
-        {"InProgress", CW_HEALTH_RUNNING, 1},
-        {"WaitingForPluginOperations", CW_HEALTH_RUNNING, 0},
-        {"WaitingForPluginOperationsPartiallyFailed", CW_HEALTH_RUNNING, 0},
-        {"Finalizing", CW_HEALTH_RUNNING, 0},
-        {"FinalizingPartiallyFailed", CW_HEALTH_RUNNING, 0},
-        {"Completed", CW_HEALTH_SUCCEEDED, 0},
-        {"PartiallyFailed", CW_HEALTH_FAILED, 0},
-        {"Failed", CW_HEALTH_FAILED, 0},
-        {"FailedValidation", CW_HEALTH_FAILED, 0},
-        {"Deleting", CW_HEALTH_OTHER, 0},
-        {"SomethingNew", CW_HEALTH_OTHER, 0},
+        {"", CW_HEALTH_OUTCOME_RUNNING, 1},
+        {"New", CW_HEALTH_OUTCOME_RUNNING, 1},
+        {"Queued", CW_HEALTH_OUTCOME_RUNNING, 1},
+        {"ReadyToStart", CW_HEALTH_OUTCOME_RUNNING, 1},
+        {"InProgress", CW_HEALTH_OUTCOME_RUNNING, 1},
+        {"WaitingForPluginOperations", CW_HEALTH_OUTCOME_RUNNING, 0},
+        {"WaitingForPluginOperationsPartiallyFailed", CW_HEALTH_OUTCOME_RUNNING, 0},
+        {"Finalizing", CW_HEALTH_OUTCOME_RUNNING, 0},
+        {"FinalizingPartiallyFailed", CW_HEALTH_OUTCOME_RUNNING, 0},
+        {"Completed", CW_HEALTH_OUTCOME_SUCCEEDED, 0},
+        {"PartiallyFailed", CW_HEALTH_OUTCOME_FAILED, 0},
+        {"Failed", CW_HEALTH_OUTCOME_FAILED, 0},
+        {"FailedValidation", CW_HEALTH_OUTCOME_FAILED, 0},
+        {"Deleting", CW_HEALTH_OUTCOME_OTHER, 0},
+        {"SomethingNew", CW_HEALTH_OUTCOME_OTHER, 0},
     };
     cw_health_run r;
     cw_error err;

@@ -8,9 +8,13 @@
 
 #include "lib/jsonprune.h"
 
+/* Room for one path over the limit and the NULL after it: every row is NULL-terminated, so a
+ * limit that stops being enforced shows as a wrong answer, not as a read past the row. */
+#define ROW_PATHS (CW_JSON_PRUNE_MAX_PATHS + 2)
+
 typedef struct {
     const char *text;
-    const char *paths[5];
+    const char *paths[ROW_PATHS];
     int rc;
     size_t pruned;
     const char *want; /* the text out (CW_OK) */
@@ -76,8 +80,16 @@ static const prune_case cases[] = {
     /* Paths the call refuses: one inside another, empty segments, too many. */
     {JOB, {"spec", "spec.template"}, CW_EINVAL, 0, NULL},
     {JOB, {"spec..template"}, CW_EINVAL, 0, NULL},
-    {JOB, {"a", "b", "c", "d", "e"}, CW_EINVAL, 0, NULL},
+    {JOB, {"a", "b", "c", "d", "e", NULL}, CW_EINVAL, 0, NULL},
+    /* As many paths as allowed is fine. */
+    {JOB,
+     {"a", "b", "c", "spec.template.spec", NULL},
+     CW_OK,
+     1,
+     "{\"kind\": \"Job\", \"metadata\": {\"name\": \"j\"},\n \"spec\": {\"backoffLimit\": 3, "
+     "\"template\": {\"metadata\": {}, \"spec\": null}},\n \"status\": {\"failed\": 1}}"},
     {JOB, {"a.b.c.d.e.f.g"}, CW_EINVAL, 0, NULL},
+    {JOB, {"a.b.c.d.e.f"}, CW_OK, 0, JOB}, /* as many segments as allowed */
 };
 
 static void every_case(void **state)
@@ -85,6 +97,7 @@ static void every_case(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const prune_case *c = &cases[i];
+        assert_null(c->paths[ROW_PATHS - 1]); /* the row's terminator */
         cw_buf out;
         cw_buf_init(&out);
         size_t pruned = 99;
