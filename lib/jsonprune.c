@@ -1,5 +1,6 @@
 #include "lib/jsonprune.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/jsonwalk.h"
@@ -19,6 +20,7 @@ typedef struct prune {
     size_t copied; /* text[0, copied) is in out */
     cw_buf *out;
     size_t pruned;
+    size_t over; /* 0: every value at a path; else those longer, as their length */
 } prune;
 
 static int seg_is(const prune *p, int i, int d, const char *key, size_t keylen)
@@ -77,8 +79,12 @@ static int member(void *ud, int ctx, const char *key, size_t keylen, size_t vsta
     for (int i = 0; i < p->npaths; i++) {
         if (!(CTX_MASK(ctx) & (1 << i)) || d + 1 != p->nseg[i] || !seg_is(p, i, d, key, keylen))
             continue;
+        if (p->over && vend - vstart <= p->over)
+            break;
+        char len[24];
+        int n = p->over ? snprintf(len, sizeof(len), "%zu", vend - vstart) : 4;
         if (cw_buf_append(p->out, p->text + p->copied, vstart - p->copied) != CW_OK ||
-            cw_buf_append(p->out, "null", 4) != CW_OK)
+            cw_buf_append(p->out, p->over ? len : "null", (size_t)n) != CW_OK)
             return CW_ENOMEM;
         p->copied = vend;
         p->pruned++;
@@ -90,8 +96,14 @@ static int member(void *ud, int ctx, const char *key, size_t keylen, size_t vsta
 int cw_json_prune(const char *text, size_t len, size_t max_depth, const char *const *paths,
                   cw_buf *out, size_t *pruned)
 {
+    return cw_json_prune_over(text, len, max_depth, paths, 0, out, pruned);
+}
+
+int cw_json_prune_over(const char *text, size_t len, size_t max_depth, const char *const *paths,
+                       size_t over, cw_buf *out, size_t *pruned)
+{
     static const cw_json_walk_ops ops = {.enter = enter, .member = member};
-    prune p = {.text = text, .out = out};
+    prune p = {.text = text, .out = out, .over = over};
     *pruned = 0;
     cw_buf_reset(out);
     if (split(&p, paths) != CW_OK)

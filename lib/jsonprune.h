@@ -22,5 +22,10 @@
  * CW_EINVAL for a path list over the limits; CW_ENOMEM. */
 int cw_json_prune(const char *text, size_t len, size_t max_depth, const char *const *paths,
                   cw_buf *out, size_t *pruned) CW_MUST_CHECK;
+/* The same, for values of more than `over` bytes only (over > 0), each replaced by its length in
+ * bytes as a JSON number: a reader that refuses a member over a size learns its size without
+ * parsing it (controller/nonadmin_keep.c: a tenant's spec over the limit). */
+int cw_json_prune_over(const char *text, size_t len, size_t max_depth, const char *const *paths,
+                       size_t over, cw_buf *out, size_t *pruned) CW_MUST_CHECK;
 
 #endif

@@ -63,6 +63,10 @@ typedef struct cw_informer_config {
     double backoff_max;  /* seconds; 0: 30 */
     cw_informer_transform_fn transform; /* NULL: keep the whole object */
     void *transform_ud;
+    /* Values at these paths longer than prune_over bytes reach the transform as their length,
+     * never parsed (cw_kube_list_opts' prune). NULL: none. */
+    const char *const *prune;
+    size_t prune_over;
     cw_ctrl_index_fn index; /* NULL: no secondary index */
     void *index_ud;
     cw_informer_handler_fn handler; /* NULL: cw_queue_add(queue, key) */

@@ -1,4 +1,5 @@
-/* lib/jsonprune: values at member paths replaced by null, the rest of the text byte for byte. */
+/* lib/jsonprune: values at member paths replaced by null (or, over a size, by their length), the
+ * rest of the text byte for byte. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,8 +99,44 @@ static void every_case(void **state)
     }
 }
 
+/* cw_json_prune_over: only values longer than `over` bytes, each as its length. */
+static const struct {
+    const char *text, *path;
+    size_t over, pruned;
+    const char *want;
+} over_cases[] = {
+    /* {"a":[1]} is 9 bytes: at the limit kept, over it replaced by 9. */
+    {"{\"items\":[{\"spec\":{\"a\":[1]}},{\"spec\":{\"b\":[1,2,3,4]}}]}", "items.spec", 9, 1,
+     "{\"items\":[{\"spec\":{\"a\":[1]}},{\"spec\":15}]}"},
+    {"{\"items\":[{\"spec\":{\"a\":[1]}},{\"spec\":{\"b\":[1,2,3,4]}}]}", "items.spec", 8, 2,
+     "{\"items\":[{\"spec\":9},{\"spec\":15}]}"},
+    /* A watch event's object; strings and whitespace counted as written. */
+    {"{\"type\":\"ADDED\",\"object\":{\"spec\":{\"backupSpec\": \"xyz\" }}}",
+     "object.spec.backupSpec", 4, 1,
+     "{\"type\":\"ADDED\",\"object\":{\"spec\":{\"backupSpec\": 5 }}}"},
+    {"{\"object\":{\"spec\":{\"backupSpec\":\"xyz\"}}}", "object.spec.backupSpec", 5, 0,
+     "{\"object\":{\"spec\":{\"backupSpec\":\"xyz\"}}}"},
+};
+
+static void over_case(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(over_cases) / sizeof(over_cases[0]); i++) {
+        const char *paths[] = {over_cases[i].path, NULL};
+        cw_buf out;
+        size_t pruned = 99;
+        cw_buf_init(&out);
+        int rc = cw_json_prune_over(over_cases[i].text, strlen(over_cases[i].text), 8, paths,
+                                    over_cases[i].over, &out, &pruned);
+        if (rc != CW_OK || pruned != over_cases[i].pruned ||
+            strcmp(cw_buf_str(&out), over_cases[i].want))
+            fail_msg("over case %zu: rc %d pruned %zu out %s", i, rc, pruned, cw_buf_str(&out));
+        cw_buf_free(&out);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(every_case)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(every_case), cmocka_unit_test(over_case)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
