@@ -118,19 +118,25 @@ static int spec_read(json_object *obj)
     return rank < cw_nac_phase_rank("Created") && !cw_json_path(obj, "metadata.deletionTimestamp");
 }
 
-/* The large member as text, or why it is not kept. 1 done, 0 out of memory. The limit is on its
- * compact JSON: as json-c writes it, or, when the informer left it unparsed (CW_NACSHELL_PRUNE),
- * as the API server sent it (Go escapes <, > and & too: never shorter). */
+/* The large member as text, or why it is not kept. 1 done, 0 out of memory. The informer hands it
+ * over as the API server sent it (CW_NACSHELL_OBJS' prune): a string of its compact text, or over
+ * the limit its length; an object (a caller without the prune: tests) is written as json-c writes
+ * it. */
 static int keep_spec(const cw_nac_kind *k, json_object *obj, json_object *out, cw_nac_share *sh)
 {
     char key[CW_CTRL_KEY_MAX];
-    json_object *big = cw_json_path(cw_json_member(obj, "spec"), k->spec);
+    json_object *big = cw_json_member(cw_json_member(obj, "spec"), k->spec);
     const char *ns = cw_json_path_string(obj, "metadata.namespace");
-    int read = big && spec_read(obj);
-    /* Over the limit as the API server sent it, the informer did not parse it: its length. */
-    int sent_over = read && json_object_is_type(big, json_type_int);
-    const char *text = read && !sent_over ? cw_json_compact(big) : NULL;
-    size_t n = sent_over ? (size_t)json_object_get_int64(big) : text ? strlen(text) : 0, held = 0;
+    int read = big && spec_read(obj), sent_over = read && json_object_is_type(big, json_type_int);
+    int sent_text = read && json_object_is_type(big, json_type_string);
+    const char *text = !read || sent_over ? NULL
+                       : sent_text        ? json_object_get_string(big)
+                                          : cw_json_compact(big);
+    size_t n = sent_over   ? (size_t)json_object_get_int64(big)
+               : sent_text ? (size_t)json_object_get_string_len(big)
+               : text      ? strlen(text)
+                           : 0;
+    size_t held = 0;
     cw_error err;
     if (cw_ctrl_object_key(obj, key, sizeof(key), &err) != CW_OK || !ns)
         return 1; /* the informer ignores it */
@@ -143,7 +149,9 @@ static int keep_spec(const cw_nac_kind *k, json_object *obj, json_object *out, c
         return 0;
     if (rc == 0)
         return add_int(out, NOSHARE, held);
-    json_object *t = text ? json_object_new_string_len(text, (int)n) : NULL;
+    json_object *t = sent_text ? json_object_get(big)
+                     : text    ? json_object_new_string_len(text, (int)n)
+                               : NULL;
     if (text && (!t || json_object_object_add(out, TEXT, t))) {
         json_object_put(t);
         cw_nac_share_release(sh, key);

@@ -207,9 +207,9 @@ typedef struct cw_kube_list_opts {
     cw_kube_expired_policy on_expired;
     int max_restarts; /* default 3 */
     /* Member paths of each object (lib/jsonprune, from the object's top: "spec.backupSpec"; at
-     * most 3) whose values longer than prune_over bytes arrive as their length in bytes (a JSON
-     * number) instead of a json-c tree: a reader that refuses a member over a size never builds
-     * it. NULL: none. */
+     * most 3) whose values arrive as a JSON string of their text as the server sent it, or, when
+     * longer than prune_over bytes, as their length (a JSON number): json-c never builds a tree
+     * of them (cw_json_prune_text). NULL: none. */
     const char *const *prune;
     size_t prune_over;
 } cw_kube_list_opts;
@@ -233,8 +233,8 @@ void cw_kube_list_opts_init(cw_kube_list_opts *o);
 int cw_kube_list(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_list_opts *o,
                  cw_kube_page_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 
-/* data[0, len) parsed (cw_kube_parse_json) with the values at `under`.<prune[i]> longer than
- * `over` bytes given as their length (cw_kube_list_opts' prune; under: "items", "object"). */
+/* data[0, len) parsed (cw_kube_parse_json) with the values at `under`.<prune[i]> as their text,
+ * or over `over` bytes as their length (cw_kube_list_opts' prune; under: "items", "object"). */
 int cw_kube_parse_pruned(const char *data, size_t len, const char *under, const char *const *prune,
                          size_t over, json_object **out, cw_error *err) CW_MUST_CHECK;
 

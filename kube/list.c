@@ -180,17 +180,16 @@ int cw_kube_parse_pruned(const char *data, size_t len, const char *under, const 
         snprintf(paths[n], sizeof(paths[n]), "%s.%s", under, prune[n]);
         list[n] = paths[n];
     }
-    if (!n || len <= over)
+    if (!n)
         return cw_kube_parse_json(data, len, out, err);
     cw_buf_init(&text);
-    int rc = cw_json_prune_over(data, len, CW_KUBE_JSON_DEPTH, list, over, &text, &pruned);
-    if (rc == CW_ENOMEM) {
+    int rc = cw_json_prune_text(data, len, CW_KUBE_JSON_DEPTH, list, over, &text, &pruned);
+    if (rc == CW_ENOMEM)
         rc = cw_error_oom(err);
-    } else if (rc != CW_OK || !pruned) { /* not JSON (its message), or nothing over */
+    else if (rc != CW_OK) /* not JSON: the parse says why */
         rc = cw_kube_parse_json(data, len, out, err);
-    } else {
+    else
         rc = cw_kube_parse_json(text.data, text.len, out, err);
-    }
     cw_buf_free(&text);
     return rc;
 }

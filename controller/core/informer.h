@@ -63,8 +63,8 @@ typedef struct cw_informer_config {
     double backoff_max;  /* seconds; 0: 30 */
     cw_informer_transform_fn transform; /* NULL: keep the whole object */
     void *transform_ud;
-    /* Values at these paths longer than prune_over bytes reach the transform as their length,
-     * never parsed (cw_kube_list_opts' prune). NULL: none. */
+    /* Values at these paths reach the transform as a string of their text, or, longer than
+     * prune_over bytes, as their length: never parsed (cw_kube_list_opts' prune). NULL: none. */
     const char *const *prune;
     size_t prune_over;
     cw_ctrl_index_fn index; /* NULL: no secondary index */

@@ -55,8 +55,9 @@ typedef struct cw_informer_def {
     const char *label_selector, *field_selector; /* NULL: everything */
     const char *const *keep;            /* what the cache keeps: these paths (cw_json_keep) */
     cw_informer_transform_fn transform; /* or this; neither: the whole object */
-    /* Members the transform takes only up to a size: values at these paths longer than
-     * prune_over bytes reach it as their length, never parsed (a tenant's spec over its limit). */
+    /* Members the transform keeps as text, up to a size: values at these paths reach it as a
+     * string of their text, or, longer than prune_over bytes, as their length; never parsed (a
+     * tenant's spec). */
     const char *const *prune;
     size_t prune_over;
     long page_size; /* LIST page size; 0: the process's (a kind whose objects may be large) */

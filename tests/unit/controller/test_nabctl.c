@@ -7,6 +7,8 @@
 #include "ctrl_test.h"
 
 #include "controller/nonadmin_keep.h"
+#include "kube/client.h"
+#include "lib/buf.h"
 #include "controller/nonadminbackup.h"
 #include "controller/nonadminrestore.h"
 
@@ -289,19 +291,43 @@ static void expect_actions(const cw_nac_actions *a, const char *label, cw_nac_ou
         fail_msg("%s: actions \"%s\", want \"%s\"", label, got, flags);
 }
 
-/* What the reconcile reads after the cache (controller/nonadmin_keep.h): the object projected,
- * then read back. *refused as cw_nac_kept_read gives it. */
+/* obj as the NonAdmin informer hands it to the cache: its text (json-c's compact writing, as the
+ * API server's), a watch event's object parsed with the informer's prune (its spec member as
+ * text, or over the limit its length). */
+static json_object *informer_view(const cw_nac_kind *k, json_object *obj)
+{
+    char path[64];
+    const char *paths[] = {path, NULL};
+    cw_buf ev;
+    cw_error err;
+    json_object *parsed = NULL;
+    snprintf(path, sizeof(path), "spec.%s", k->spec);
+    cw_buf_init(&ev);
+    assert_int_equal(cw_buf_printf(&ev, "{\"type\":\"ADDED\",\"object\":%s}", cw_json_compact(obj)),
+                     CW_OK);
+    if (cw_kube_parse_pruned(ev.data, ev.len, "object", paths, CW_NAC_SPEC_MAX, &parsed, &err) !=
+        CW_OK)
+        fail_msg("parse_pruned: %s", err.message);
+    json_object *o = json_object_get(json_object_object_get(parsed, "object"));
+    json_object_put(parsed);
+    cw_buf_free(&ev);
+    return o;
+}
+
+/* What the reconcile reads after the cache (controller/nonadmin_keep.h): the object as the
+ * informer hands it, projected, then read back. *refused as cw_nac_kept_read gives it. */
 static json_object *through_cache(const cw_nac_kind *k, json_object *obj, char **refused)
 {
     cw_nac_share sh;
     cw_error err;
-    json_object *out = NULL;
+    json_object *out = NULL, *seen = informer_view(k, obj);
     assert_int_equal(cw_nac_share_init(&sh, &err), CW_OK);
-    json_object *kept = cw_nac_keep(k, obj, &sh);
+    json_object *kept = cw_nac_keep(k, seen, &sh);
     assert_non_null(kept);
     if (cw_nac_kept_read(k, kept, &out, refused, &err) != CW_OK)
         fail_msg("kept_read: %s", err.message);
     json_object_put(kept);
+    json_object_put(seen);
     cw_nac_share_free(&sh);
     return out;
 }
@@ -761,11 +787,17 @@ static void test_size_limit(void **state)
     (void)state;
     for (size_t i = 0; i < N(size_cases); i++) {
         const size_case *c = &size_cases[i];
-        json_object *nab = sized_nab("NonAdminBackup", "daily", "New", c->bytes), *obj = NULL;
+        json_object *given = sized_nab("NonAdminBackup", "daily", "New", c->bytes), *obj = NULL;
+        json_object *nab = informer_view(&cw_nac_backup_kind, given);
         cw_nac_share sh;
         cw_nac_actions a;
         cw_error err;
         char *refused = NULL;
+        /* Over the limit, the informer never parsed it: its length came instead. */
+        assert_int_equal(json_object_get_type(json_object_object_get(
+                             json_object_object_get(nab, "spec"), "backupSpec")),
+                         c->bytes > CW_NAC_SPEC_MAX ? json_type_int : json_type_string);
+        json_object_put(given);
         assert_int_equal(cw_nac_share_init(&sh, &err), CW_OK);
         json_object *kept = cw_nac_keep(&cw_nac_backup_kind, nab, &sh);
         size_t kept_len = strlen(cw_json_compact(kept));
@@ -876,6 +908,11 @@ static const struct {
      "spec':'{\\\"ttl\\\":\\\"1h0m0s\\\",\\\"hooks\\\":{\\\"resources\\\":"
      "[{\\\"name\\\":\\\"h\\\",\\\"pre\\\":[{\\\"exec\\\":{\\\"command\\\":[\\\"\\\",\\\"\\\"]}}]}]"
      "}}'}"},
+    {"as the informer hands it over: the text as the API server sent it, kept as it is",
+     NAB("", "{'backupSpec':'{\\'ttl\\':\\'1h0m0s\\'}'}", "{'phase':'New'}"),
+     "{'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5'},'spec':{},"
+     "'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminBackup','status':{'phase':'New'},"
+     "'cronwarden.io/spec':'{\\'ttl\\':\\'1h0m0s\\'}'}"},
     {"over the limit as the API server sent it (the informer left it unparsed): its length",
      NAB("", "{'backupSpec':1360000}", "{'phase':'New'}"),
      "{'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5'},'spec':{},"
