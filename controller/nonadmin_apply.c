@@ -99,8 +99,11 @@ int cw_nacshell_velero_index(void *ud, json_object *obj, char *out, size_t outle
     return 1;
 }
 
+const char *const cw_nacshell_velero_prune[] = {"spec", NULL};
+
 /* What the cache keeps of a Velero object: identity, times, OADP's labels and annotations, and
- * the status (mirrored into the NonAdmin object); not the spec. */
+ * the status (mirrored into the NonAdmin object); not the spec (which the informer did not
+ * parse: cw_nacshell_velero_prune). */
 json_object *cw_nacshell_velero_slim(void *ud, json_object *obj)
 {
     (void)ud;

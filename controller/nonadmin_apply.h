@@ -49,6 +49,8 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
 int cw_nacshell_obj_index(void *ud, json_object *obj, char *out, size_t outlen);
 int cw_nacshell_velero_index(void *ud, json_object *obj, char *out, size_t outlen);
 json_object *cw_nacshell_velero_slim(void *ud, json_object *obj);
+/* The Velero objects' spec, a copy of a tenant's: never parsed (its length comes instead). */
+extern const char *const cw_nacshell_velero_prune[];
 /* The NonAdmin objects' cache: cw_nac_keep's projection, counted in the reconciler's state (a
  * cw_nac_share); a deleted object's bytes given back, its key queued. */
 json_object *cw_nacshell_obj_keep(void *ud, json_object *obj);
@@ -98,6 +100,7 @@ void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_ob
         [CW_NACSHELL_VELERO] = {CW_INFORMER_RESOURCE("nonadmin-velero-" kind_ "s", "velero.io",    \
                                                      "v1", kind_ "s"),                             \
                                 .transform = cw_nacshell_velero_slim,                              \
+                                .prune = cw_nacshell_velero_prune, .prune_over = 0,                \
                                 .index = cw_nacshell_velero_index,                                 \
                                 .handler = cw_nacshell_on_velero},                                 \
     };                                                                                             \
