@@ -10,6 +10,7 @@
 const cw_nac_kind cw_nac_backup_kind = {
     .velero_kind = "Backup",
     .ref = "veleroBackup",
+    .spec = "backupSpec",
     .finalizer = CW_NAB_FINALIZER,
     .label_nacuuid = CW_NAB_LABEL_NACUUID,
     .ann_name = CW_NAB_ANN_NAME,
@@ -25,6 +26,7 @@ const cw_nac_kind cw_nac_backup_kind = {
 const cw_nac_kind cw_nac_restore_kind = {
     .velero_kind = "Restore",
     .ref = "veleroRestore",
+    .spec = "restoreSpec",
     .finalizer = CW_NAR_FINALIZER,
     .label_nacuuid = CW_NAR_LABEL_NACUUID,
     .ann_name = CW_NAR_ANN_NAME,

@@ -16,6 +16,7 @@
 typedef struct cw_nac_kind {
     const char *velero_kind;                    /* "Backup", "Restore" */
     const char *ref;                            /* status field: "veleroBackup", "veleroRestore" */
+    const char *spec;                           /* its large spec member: "backupSpec", ... */
     const char *finalizer, *label_nacuuid;      /* OADP's finalizer and nacuuid label */
     const char *ann_name, *ann_namespace;       /* OADP's origin annotations */
     const char *accepted_reason, *accepted_msg; /* Accepted=True */
@@ -73,6 +74,9 @@ typedef struct cw_nac_input {
                             status.veleroBackup.nacuuid in the OADP namespace, as the API or a
                             cache holds it (metadata with labels and annotations), or NULL when
                             there is none; read whenever nab is. Without it no Restore is made. */
+    const char *refused; /* the cache did not keep the spec (controller/nonadmin_keep.h): the
+                            BackingOff message (cw_nac_size_msg, cw_nac_share_msg) in place of
+                            the checks; NULL: the spec is in obj */
     const char *now;     /* RFC 3339 */
     const char *uuid;    /* a fresh uuid4, used only when a nacuuid is generated */
 } cw_nac_input;

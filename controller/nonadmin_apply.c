@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "controller/nonadmin_keep.h"
 #include "cron/tz.h"
 #include "lib/failpoint.h"
 #include "lib/json.h"
@@ -98,8 +99,11 @@ int cw_nacshell_velero_index(void *ud, json_object *obj, char *out, size_t outle
     return 1;
 }
 
+const char *const cw_nacshell_velero_prune[] = {"spec", NULL};
+
 /* What the cache keeps of a Velero object: identity, times, OADP's labels and annotations, and
- * the status (mirrored into the NonAdmin object); not the spec. */
+ * the status (mirrored into the NonAdmin object); not the spec (which the informer did not
+ * parse: cw_nacshell_velero_prune). */
 json_object *cw_nacshell_velero_slim(void *ud, json_object *obj)
 {
     (void)ud;
@@ -110,6 +114,46 @@ json_object *cw_nacshell_velero_slim(void *ud, json_object *obj)
     json_object *meta = cw_json_member(out, "metadata");
     json_object_object_del(meta, "managedFields");
     return out;
+}
+
+int cw_nacshell_init(cw_shell *s, void **state, cw_error *err)
+{
+    (void)s;
+    cw_nac_share *sh = calloc(1, sizeof(*sh));
+    if (!sh)
+        return cw_error_oom(err);
+    if (cw_nac_share_init(sh, err) != CW_OK) {
+        free(sh);
+        return err->code;
+    }
+    *state = sh;
+    return CW_OK;
+}
+
+void cw_nacshell_fini(void *state)
+{
+    if (state)
+        cw_nac_share_free(state);
+    free(state);
+}
+
+json_object *cw_nacshell_obj_keep(void *ud, json_object *obj)
+{
+    cw_shell *s = ud;
+    return cw_nac_keep(config(s)->kind->k, obj, s->state);
+}
+
+void cw_nacshell_on_obj(void *ud, cw_informer_op op, const char *key, json_object *old,
+                        json_object *obj)
+{
+    (void)old;
+    (void)obj;
+    cw_shell *s = ud;
+    if (op == CW_INFORMER_DELETE)
+        cw_nac_share_release(s->state, key);
+    if (cw_queue_add(s->env.queue, key) != CW_OK)
+        cw_log(CW_LOG_ERROR, "out of memory queueing a key", CW_LS("controller", s->r->name),
+               CW_LS("key", key));
 }
 
 /* The NonAdmin object's key a Velero object names in its origin annotations. */
@@ -387,11 +431,14 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
     const cw_nonadmin_config *cfg = config(s);
     cw_nac_input in = {0};
     cw_nac_actions a;
-    char now[CW_TZ_RFC3339_MAX], uuid[CW_UUID4_LEN + 1] = "", path[64];
+    char now[CW_TZ_RFC3339_MAX], uuid[CW_UUID4_LEN + 1] = "", path[64], *refused = NULL;
+    json_object *kept = NULL; /* as the cache holds it (controller/nonadmin_keep.h) */
     int rc;
     cw_nac_actions_init(&a);
-    if ((rc = cw_ctrl_store_get(cw_shell_store(s, CW_NACSHELL_OBJS), key, &in.obj)) != CW_OK)
+    if ((rc = cw_ctrl_store_get(cw_shell_store(s, CW_NACSHELL_OBJS), key, &kept)) != CW_OK ||
+        (rc = cw_nac_kept_read(cfg->kind->k, kept, &in.obj, &refused, err)) != CW_OK)
         goto done;
+    in.refused = refused;
     const char *ns = cw_json_path_string(in.obj, "metadata.namespace");
     const char *name = cw_json_path_string(in.obj, "metadata.name");
     snprintf(path, sizeof(path), "status.%s.nacuuid", cfg->kind->k->ref);
@@ -424,6 +471,8 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
         res->requeue_at_ms = cw_shell_now_ms(s) + WAIT_MS;
 done:
     cw_nac_actions_free(&a);
+    free(refused);
+    json_object_put(kept);
     json_object_put(in.obj);
     json_object_put(in.velero);
     json_object_put(in.all);

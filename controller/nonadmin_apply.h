@@ -12,6 +12,7 @@
 #include "controller/core/shell.h"
 #include "controller/flags.h"
 #include "controller/nonadmin.h"
+#include "controller/nonadmin_keep.h"
 
 typedef struct cw_nacshell_kind cw_nacshell_kind;
 
@@ -48,6 +49,15 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
 int cw_nacshell_obj_index(void *ud, json_object *obj, char *out, size_t outlen);
 int cw_nacshell_velero_index(void *ud, json_object *obj, char *out, size_t outlen);
 json_object *cw_nacshell_velero_slim(void *ud, json_object *obj);
+/* The Velero objects' spec, a copy of a tenant's: never parsed (its length comes instead). */
+extern const char *const cw_nacshell_velero_prune[];
+/* The NonAdmin objects' cache: cw_nac_keep's projection, counted in the reconciler's state (a
+ * cw_nac_share); a deleted object's bytes given back, its key queued. */
+json_object *cw_nacshell_obj_keep(void *ud, json_object *obj);
+void cw_nacshell_on_obj(void *ud, cw_informer_op op, const char *key, json_object *old,
+                        json_object *obj);
+int cw_nacshell_init(cw_shell *s, void **state, cw_error *err);
+void cw_nacshell_fini(void *state);
 void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_object *old,
                            json_object *obj);
 
@@ -79,13 +89,18 @@ void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_ob
     {                                                                                              \
         return cw_nacshell_config(&var_##_kind, cfg, err);                                         \
     }                                                                                              \
+    static const char *const var_##_prune[] = {"spec." kind_ "Spec", NULL};                        \
     static const cw_informer_def var_##_informers[] = {                                            \
         [CW_NACSHELL_OBJS] = {CW_INFORMER_RESOURCE("nonadmin" kind_ "s", "oadp.openshift.io",      \
                                                    "v1alpha1", "nonadmin" kind_ "s"),              \
-                              .scope = CW_SHELL_ALL, .index = cw_nacshell_obj_index},              \
+                              .scope = CW_SHELL_ALL, .transform = cw_nacshell_obj_keep,            \
+                              .prune = var_##_prune, .prune_over = CW_NAC_SPEC_MAX,                \
+                              .page_size = CW_NACSHELL_PAGE, .index = cw_nacshell_obj_index,       \
+                              .handler = cw_nacshell_on_obj},                                      \
         [CW_NACSHELL_VELERO] = {CW_INFORMER_RESOURCE("nonadmin-velero-" kind_ "s", "velero.io",    \
                                                      "v1", kind_ "s"),                             \
                                 .transform = cw_nacshell_velero_slim,                              \
+                                .prune = cw_nacshell_velero_prune, .prune_over = 0,                \
                                 .index = cw_nacshell_velero_index,                                 \
                                 .handler = cw_nacshell_on_velero},                                 \
     };                                                                                             \
@@ -98,6 +113,7 @@ void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_ob
                    "DataProtectionApplication spec.nonAdmin.enable false)",                        \
         CW_RECONCILER_TABLES(var_##_opts, var_##_informers),                                       \
         CW_RECONCILER_CONFIG(cw_nonadmin_config, var_##_config, cw_nacshell_config_fini),          \
+        CW_RECONCILER_STATE(cw_nacshell_init, cw_nacshell_fini),                                   \
         .reconcile = cw_nacshell_reconcile}
 
 /* For the kinds' gather: one object, NULL when it is not there. */

@@ -93,7 +93,11 @@ int cw_nabctl_decide(const cw_nac_input *in, const cw_nabctl_config *cfg, cw_nac
     } else if (rank < cw_nac_phase_rank("Created")) {
         json_object *spec = cw_json_path(in->obj, "spec.backupSpec"), *vspec = NULL;
         char *msg = NULL;
-        if (cw_nab_check_spec(spec, ns, cfg->enforced, &cfg->policy, &msg) != CW_OK ||
+        /* A spec the cache did not keep (too large, over the namespace's share) is refused
+         * before anything is built from it. */
+        if ((in->refused
+                 ? !(msg = strdup(in->refused))
+                 : cw_nab_check_spec(spec, ns, cfg->enforced, &cfg->policy, &msg) != CW_OK) ||
             (!msg && cw_nab_velero_spec(spec, ns, cfg->enforced, &vspec) != CW_OK) ||
             cw_nac_admit(K, in, cfg->oadp_namespace, msg, vspec, &s, out) != CW_OK)
             s.oom = 1;

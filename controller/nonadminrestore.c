@@ -1,6 +1,7 @@
 #include "controller/nonadminrestore.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/json.h"
 
@@ -41,7 +42,8 @@ int cw_narctl_decide(const cw_nac_input *in, const cw_narctl_config *cfg, cw_nac
                             .enforced = cfg->enforced,
                             .p = &cfg->policy};
         char *msg = NULL;
-        if (cw_nar_check_spec(spec, &c, &msg) != CW_OK ||
+        if ((in->refused ? !(msg = strdup(in->refused))
+                         : cw_nar_check_spec(spec, &c, &msg) != CW_OK) ||
             (!msg && cw_nar_velero_spec(spec, ns,
                                         cw_json_path_string(in->nab, "status.veleroBackup.nacuuid"),
                                         cfg->enforced, &vspec) != CW_OK) ||

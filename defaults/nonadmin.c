@@ -225,6 +225,25 @@ int cw_nar_velero_spec(json_object *spec, const char *ns, const char *backup, js
     return velero_spec(spec, ns, backup, enforced, out);
 }
 
+int cw_nac_size_msg(int restore, size_t bytes, char **msg)
+{
+    *msg = NULL;
+    return cw_nac_msgf(msg, "%s is too large: %zu bytes, the limit is %d bytes (compact JSON)",
+                       restore ? NAR_WHAT : NAB_WHAT, bytes, CW_NAC_SPEC_MAX);
+}
+
+int cw_nac_share_msg(int restore, const char *ns, size_t held, char **msg)
+{
+    *msg = NULL;
+    return cw_nac_msgf(msg,
+                       "%s is not accepted: the %s of namespace %s waiting to be created already "
+                       "hold %zu bytes of specs, its share is %d bytes; edit this one again once "
+                       "fewer are waiting",
+                       restore ? NAR_WHAT : NAB_WHAT,
+                       restore ? "NonAdminRestores" : "NonAdminBackups", ns, held,
+                       CW_NAC_NS_SPEC_MAX);
+}
+
 /* Absent, null, or an empty list or map: Go's len() == 0. */
 static int is_empty(json_object *v)
 {

@@ -33,6 +33,27 @@
 #define CW_NACUUID_MAX 63
 #define CW_UUID4_LEN   36
 
+/* What one NonAdmin object may ask for, in bytes of its spec.backupSpec / spec.restoreSpec as
+ * compact JSON (cronwarden's serialisation: no whitespace, '/' unescaped, UTF-8 as is). A real
+ * BackupSpec (every namespaced kind listed in includedResources, label selectors, a few exec hooks)
+ * is 1-6 KiB; 16 KiB leaves room and keeps a tenant's pending objects small in the controller's
+ * memory (docs/controller.md, "Memory"). Over it: BackingOff with cw_nac_size_msg, checked before
+ * anything is built from the spec, and the spec is not kept. */
+#define CW_NAC_SPEC_MAX 16384
+/* A namespace's share: the specs of its NonAdmin objects not yet Created (the only ones the
+ * controller keeps a spec of), summed per reconciler, at most this many bytes (128 specs at the
+ * limit). An object that would take the namespace over it is refused (cw_nac_share_msg) until it
+ * is edited again. */
+#define CW_NAC_NS_SPEC_MAX (2 * 1024 * 1024)
+
+/* "NonAdminBackup spec.backupSpec is too large: <bytes> bytes, the limit is 16384 bytes (compact
+ * JSON)" (restore: NonAdminRestore spec.restoreSpec). *msg is the caller's; CW_OK or CW_ENOMEM. */
+int cw_nac_size_msg(int restore, size_t bytes, char **msg);
+/* "NonAdminBackup spec.backupSpec is not accepted: the NonAdminBackups of namespace <ns> waiting
+ * to be created already hold <held> bytes of specs, its share is 2097152 bytes; edit this one
+ * again once fewer are waiting" (restore: NonAdminRestore, NonAdminRestores). */
+int cw_nac_share_msg(int restore, const char *ns, size_t held, char **msg);
+
 /* OADP's ValidateBackupSpec, in its order, then what keeps the backup in its namespace
  * (defaults/nonadmin_scope.h: resource filters, hooks, resourcePolicy); the first problem wins.
  * spec is spec.backupSpec (may be NULL), ns the NonAdminBackup's namespace, enforced the

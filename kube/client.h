@@ -206,6 +206,12 @@ typedef struct cw_kube_list_opts {
     long limit; /* page size; default 500 */
     cw_kube_expired_policy on_expired;
     int max_restarts; /* default 3 */
+    /* Member paths of each object (lib/jsonprune, from the object's top: "spec.backupSpec"; at
+     * most 3) whose values arrive as a JSON string of their text as the server sent it, or, when
+     * longer than prune_over bytes, as their length (a JSON number): json-c never builds a tree
+     * of them (cw_json_prune_text). NULL: none. */
+    const char *const *prune;
+    size_t prune_over;
 } cw_kube_list_opts;
 
 typedef struct cw_kube_page {
@@ -226,6 +232,11 @@ void cw_kube_list_opts_init(cw_kube_list_opts *o);
 /* Streams the collection page by page; only one page is in memory at a time. */
 int cw_kube_list(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_list_opts *o,
                  cw_kube_page_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
+
+/* data[0, len) parsed (cw_kube_parse_json) with the values at `under`.<prune[i]> as their text,
+ * or over `over` bytes as their length (cw_kube_list_opts' prune; under: "items", "object"). */
+int cw_kube_parse_pruned(const char *data, size_t len, const char *under, const char *const *prune,
+                         size_t over, json_object **out, cw_error *err) CW_MUST_CHECK;
 
 /* Every object of r with the label selector (NULL: all) as one JSON array (caller's): for
  * collections known to be small. */
@@ -257,8 +268,10 @@ typedef struct cw_kube_watch_opts {
     const char *resource_version; /* start after this version (from a list); NULL: "most recent" */
     const char *label_selector;
     const char *field_selector;
-    long timeout_seconds;   /* server-side timeoutSeconds; 0: the server's default */
-    int no_bookmarks;       /* 1: do not ask for BOOKMARK events */
+    long timeout_seconds;     /* server-side timeoutSeconds; 0: the server's default */
+    int no_bookmarks;         /* 1: do not ask for BOOKMARK events */
+    const char *const *prune; /* as cw_kube_list_opts' (each event's object) */
+    size_t prune_over;
     const atomic_int *stop; /* when it becomes non-zero the watch ends within about a second */
 } cw_kube_watch_opts;
 

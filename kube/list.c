@@ -2,11 +2,13 @@
  * continue token (etcd compaction, about 5 minutes) produces. */
 #include "kube/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/buf.h"
 #include "lib/json.h"
+#include "lib/jsonprune.h"
 #include "lib/log.h"
 
 void cw_kube_list_opts_init(cw_kube_list_opts *o)
@@ -110,7 +112,8 @@ int cw_kube_list(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_lis
         }
         if (rc != CW_OK)
             goto done;
-        if ((rc = cw_kube_parse_json(resp.body.data, resp.body.len, &list, err)) != CW_OK) {
+        if ((rc = cw_kube_parse_pruned(resp.body.data, resp.body.len, "items", o->prune,
+                                       o->prune_over, &list, err)) != CW_OK) {
             cw_error_prefix(err, "GET %s", resp.url);
             goto done;
         }
@@ -163,6 +166,31 @@ done:
     free(cont);
     cw_kube_resp_free(&resp);
     cw_buf_free(&path);
+    return rc;
+}
+
+int cw_kube_parse_pruned(const char *data, size_t len, const char *under, const char *const *prune,
+                         size_t over, json_object **out, cw_error *err)
+{
+    char paths[CW_JSON_PRUNE_MAX_PATHS][256];
+    const char *list[CW_JSON_PRUNE_MAX_PATHS + 1] = {NULL};
+    size_t n = 0, pruned = 0;
+    cw_buf text;
+    for (; prune && prune[n] && n < CW_JSON_PRUNE_MAX_PATHS; n++) {
+        snprintf(paths[n], sizeof(paths[n]), "%s.%s", under, prune[n]);
+        list[n] = paths[n];
+    }
+    if (!n)
+        return cw_kube_parse_json(data, len, out, err);
+    cw_buf_init(&text);
+    int rc = cw_json_prune_text(data, len, CW_KUBE_JSON_DEPTH, list, over, &text, &pruned);
+    if (rc == CW_ENOMEM)
+        rc = cw_error_oom(err);
+    else if (rc != CW_OK) /* not JSON: the parse says why */
+        rc = cw_kube_parse_json(data, len, out, err);
+    else
+        rc = cw_kube_parse_json(text.data, text.len, out, err);
+    cw_buf_free(&text);
     return rc;
 }
 

@@ -20,6 +20,8 @@ typedef struct wstate {
     cw_buf line;
     size_t max;
     const char *url;
+    const char *const *prune;
+    size_t prune_over;
 } wstate;
 
 static const struct {
@@ -35,7 +37,8 @@ static int dispatch(wstate *w, const char *line, size_t len, cw_error *err)
 {
     int rc = CW_OK;
     json_object *ev = NULL;
-    if ((rc = cw_kube_parse_json(line, len, &ev, err)) != CW_OK) {
+    if ((rc = cw_kube_parse_pruned(line, len, "object", w->prune, w->prune_over, &ev, err)) !=
+        CW_OK) {
         cw_error_prefix(err, "watch %s: event", w->url);
         goto done;
     }
@@ -112,6 +115,10 @@ int cw_kube_watch(cw_kube_client *c, const cw_kube_resource *r, const cw_kube_wa
     cw_kube_resp resp;
     wstate w = {.fn = fn, .ud = ud, .max = c->opts.max_body};
     cw_buf_init(&path);
+    if (o) {
+        w.prune = o->prune;
+        w.prune_over = o->prune_over;
+    }
     cw_buf_init(&url);
     cw_buf_init(&w.line);
     cw_kube_req_init(&req);

@@ -1,5 +1,6 @@
 #include "lib/jsonprune.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "lib/jsonwalk.h"
@@ -19,6 +20,8 @@ typedef struct prune {
     size_t copied; /* text[0, copied) is in out */
     cw_buf *out;
     size_t pruned;
+    int as_text; /* each value as a string of its text (cw_json_prune_text), not null */
+    size_t max;  /* as_text: longer values as their length instead */
 } prune;
 
 static int seg_is(const prune *p, int i, int d, const char *key, size_t keylen)
@@ -68,8 +71,35 @@ static int enter(void *ud, int ctx, const char *key, size_t keylen)
     return mask ? CTX(d + 1, mask) : 0;
 }
 
-/* A member ending a path: the text up to its value, then null in place of the value. Values are
- * reported in text order and a pruned one's members are never pruned (its context is 0). */
+/* text[start, end) as a JSON string: '"' and '\\' escaped, bytes below 0x20 (whitespace between
+ * tokens; in strings they are escaped already) as \u00XX. */
+static int quoted(cw_buf *out, const char *text, size_t start, size_t end)
+{
+    size_t run = start;
+    if (cw_buf_append(out, "\"", 1) != CW_OK)
+        return CW_ENOMEM;
+    for (size_t i = start; i < end; i++) {
+        unsigned char c = (unsigned char)text[i];
+        char esc[8];
+        if (c != '"' && c != '\\' && c >= 0x20)
+            continue;
+        if (c == '"' || c == '\\')
+            snprintf(esc, sizeof(esc), "\\%c", c);
+        else
+            snprintf(esc, sizeof(esc), "\\u%04x", c);
+        if (cw_buf_append(out, text + run, i - run) != CW_OK ||
+            cw_buf_append(out, esc, strlen(esc)) != CW_OK)
+            return CW_ENOMEM;
+        run = i + 1;
+    }
+    if (cw_buf_append(out, text + run, end - run) != CW_OK || cw_buf_append(out, "\"", 1) != CW_OK)
+        return CW_ENOMEM;
+    return CW_OK;
+}
+
+/* A member ending a path: the text up to its value, then null (or the value as text, or its
+ * length) in its place. Values are reported in text order and a pruned one's members are never
+ * pruned (its context is 0). */
 static int member(void *ud, int ctx, const char *key, size_t keylen, size_t vstart, size_t vend)
 {
     prune *p = ud;
@@ -77,8 +107,14 @@ static int member(void *ud, int ctx, const char *key, size_t keylen, size_t vsta
     for (int i = 0; i < p->npaths; i++) {
         if (!(CTX_MASK(ctx) & (1 << i)) || d + 1 != p->nseg[i] || !seg_is(p, i, d, key, keylen))
             continue;
-        if (cw_buf_append(p->out, p->text + p->copied, vstart - p->copied) != CW_OK ||
-            cw_buf_append(p->out, "null", 4) != CW_OK)
+        char len[24];
+        snprintf(len, sizeof(len), "%zu", vend - vstart);
+        if (cw_buf_append(p->out, p->text + p->copied, vstart - p->copied) != CW_OK)
+            return CW_ENOMEM;
+        int rc = !p->as_text              ? cw_buf_append(p->out, "null", 4)
+                 : vend - vstart > p->max ? cw_buf_append(p->out, len, strlen(len))
+                                          : quoted(p->out, p->text, vstart, vend);
+        if (rc != CW_OK)
             return CW_ENOMEM;
         p->copied = vend;
         p->pruned++;
@@ -87,25 +123,40 @@ static int member(void *ud, int ctx, const char *key, size_t keylen, size_t vsta
     return 0;
 }
 
-int cw_json_prune(const char *text, size_t len, size_t max_depth, const char *const *paths,
-                  cw_buf *out, size_t *pruned)
+static int run(prune *p, const char *text, size_t len, size_t max_depth, const char *const *paths,
+               cw_buf *out, size_t *pruned)
 {
     static const cw_json_walk_ops ops = {.enter = enter, .member = member};
-    prune p = {.text = text, .out = out};
+    p->text = text;
+    p->out = out;
     *pruned = 0;
     cw_buf_reset(out);
-    if (split(&p, paths) != CW_OK)
+    if (split(p, paths) != CW_OK)
         return CW_EINVAL;
     size_t i = 0; /* paths start at a top-level object: an array at the top prunes nothing */
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
         i++;
-    int root = p.npaths && i < len && text[i] == '{' ? CTX(0, (1 << p.npaths) - 1) : 0;
-    int rc = cw_json_walk(text, len, max_depth, &ops, &p, root, &(size_t){0});
-    if (rc == CW_OK && cw_buf_append(out, text + p.copied, len - p.copied) != CW_OK)
+    int root = p->npaths && i < len && text[i] == '{' ? CTX(0, (1 << p->npaths) - 1) : 0;
+    int rc = cw_json_walk(text, len, max_depth, &ops, p, root, &(size_t){0});
+    if (rc == CW_OK && cw_buf_append(out, text + p->copied, len - p->copied) != CW_OK)
         rc = CW_ENOMEM;
     if (rc == CW_OK)
-        *pruned = p.pruned;
+        *pruned = p->pruned;
     else
         cw_buf_reset(out);
     return rc;
+}
+
+int cw_json_prune(const char *text, size_t len, size_t max_depth, const char *const *paths,
+                  cw_buf *out, size_t *pruned)
+{
+    prune p = {0};
+    return run(&p, text, len, max_depth, paths, out, pruned);
+}
+
+int cw_json_prune_text(const char *text, size_t len, size_t max_depth, const char *const *paths,
+                       size_t max, cw_buf *out, size_t *pruned)
+{
+    prune p = {.as_text = 1, .max = max};
+    return run(&p, text, len, max_depth, paths, out, pruned);
 }

@@ -22,5 +22,11 @@
  * CW_EINVAL for a path list over the limits; CW_ENOMEM. */
 int cw_json_prune(const char *text, size_t len, size_t max_depth, const char *const *paths,
                   cw_buf *out, size_t *pruned) CW_MUST_CHECK;
+/* The same, with every value at one of `paths` replaced by a JSON string holding its text as
+ * written, or, when that is longer than `max` bytes, by its length in bytes (a JSON number): a
+ * reader that keeps a member as text, and refuses one over a size, never has a tree built of it
+ * (controller/nonadmin_keep.c: a tenant's spec). */
+int cw_json_prune_text(const char *text, size_t len, size_t max_depth, const char *const *paths,
+                       size_t max, cw_buf *out, size_t *pruned) CW_MUST_CHECK;
 
 #endif

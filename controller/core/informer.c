@@ -395,6 +395,8 @@ int cw_informer_relist(cw_informer *inf, cw_error *err)
     lo.label_selector = inf->cfg.label_selector;
     lo.field_selector = inf->cfg.field_selector;
     lo.limit = inf->cfg.page_size;
+    lo.prune = inf->cfg.prune;
+    lo.prune_over = inf->cfg.prune_over;
     inf->lists++;
     rc = cw_kube_list(inf->cfg.kube, &inf->cfg.resource, &lo, on_page, &ls, err);
     atomic_store(&inf->missing, rc == CW_ENOTFOUND);
@@ -464,6 +466,8 @@ int cw_informer_watch(cw_informer *inf, cw_error *err)
     wo.resource_version = *inf->rv ? inf->rv : NULL;
     wo.label_selector = inf->cfg.label_selector;
     wo.field_selector = inf->cfg.field_selector;
+    wo.prune = inf->cfg.prune;
+    wo.prune_over = inf->cfg.prune_over;
     wo.timeout_seconds =
         inf->cfg.watch_timeout > 0 ? inf->cfg.watch_timeout : 300 + (long)(rand_r(&inf->rng) % 301);
     wo.stop = &inf->stop;

@@ -95,6 +95,12 @@ typedef struct cw_informer_config {
     double backoff_max;  /* seconds; 0: 30 */
     /* The first reader (cw_informer_add_sink adds more), when it has a handler or a queue. */
     cw_informer_sink sink;
+    /* Values at these paths reach the readers as a string of their text, or, longer than
+     * prune_over bytes, as their length: never parsed (cw_kube_list_opts' prune; a tenant's
+     * spec). NULL: none. An informer whose readers ask for different prunes parses everything
+     * (cw_informer_set_join): each reader's transform takes either form. */
+    const char *const *prune;
+    size_t prune_over;
     const cw_informer_metrics *metrics; /* NULL: none */
 } cw_informer_config;
 

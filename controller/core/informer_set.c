@@ -25,6 +25,20 @@ static int serves(const cw_informer *inf, const cw_informer_config *cfg)
            same(inf->cfg.field_selector, cfg->field_selector);
 }
 
+/* Readers of one informer that parse differently: values one reader wants as text another may
+ * read as JSON, so a shared informer prunes only when every reader asks for the same prune (the
+ * transforms take either form); its pages are the smallest any reader asks for. Joins happen
+ * before the informer starts. */
+static void settle_parsing(cw_informer *inf, const cw_informer_config *cfg)
+{
+    if (inf->cfg.prune != cfg->prune || inf->cfg.prune_over != cfg->prune_over) {
+        inf->cfg.prune = NULL;
+        inf->cfg.prune_over = 0;
+    }
+    if (cfg->page_size > 0 && (inf->cfg.page_size <= 0 || cfg->page_size < inf->cfg.page_size))
+        inf->cfg.page_size = cfg->page_size;
+}
+
 int cw_informer_set_join(cw_informer_set *set, const cw_informer_config *cfg,
                          const cw_informer_sink *sink, cw_informer **inf, size_t *sink_id,
                          cw_error *err)
@@ -49,7 +63,8 @@ int cw_informer_set_join(cw_informer_set *set, const cw_informer_config *cfg,
             return rc;
         }
         set->items[set->n++] = found;
-    }
+    } else
+        settle_parsing(found, cfg);
     *inf = found;
     return cw_informer_add_sink(found, sink, sink_id, err);
 }

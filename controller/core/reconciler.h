@@ -62,8 +62,14 @@ typedef struct cw_informer_def {
     const char *label_selector, *field_selector; /* NULL: everything */
     const char *const *keep;            /* what the cache keeps: these paths (cw_json_keep) */
     cw_informer_transform_fn transform; /* or this; neither: the whole object */
-    cw_ctrl_index_fn index;             /* NULL: no secondary index */
-    cw_informer_handler_fn handler;     /* NULL: the changed object's key is queued */
+    /* Members the transform keeps as text, up to a size: values at these paths reach it as a
+     * string of their text, or, longer than prune_over bytes, as their length; never parsed (a
+     * tenant's spec). Shared with a row that prunes otherwise, the informer parses everything. */
+    const char *const *prune;
+    size_t prune_over;
+    long page_size; /* LIST page size; 0: the process's (a kind whose objects may be large) */
+    cw_ctrl_index_fn index;         /* NULL: no secondary index */
+    cw_informer_handler_fn handler; /* NULL: the changed object's key is queued */
     /* 1: store-less, for a reconciler that keeps its own model: no cache (keep, transform and
      * index unused; cw_shell_store is NULL), the handler gets every object whole as it came
      * (old NULL; obj NULL on DELETE), valid during the call. */

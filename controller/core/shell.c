@@ -99,7 +99,9 @@ static int make_informers(cw_shell *s, cw_error *err)
                                                                        : NULL),
             .label_selector = d->label_selector,
             .field_selector = d->field_selector,
-            .page_size = s->env.page_size,
+            .page_size = d->page_size ? d->page_size : s->env.page_size,
+            .prune = d->storeless ? NULL : d->prune,
+            .prune_over = d->storeless ? 0 : d->prune_over,
             .metrics = s->env.informer_metrics,
         };
         cw_informer_sink k = {

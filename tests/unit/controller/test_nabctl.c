@@ -6,6 +6,9 @@
  * twice (a no-op resync writes nothing). The NonAdminBackup is shop/daily; now is T1. */
 #include "ctrl_test.h"
 
+#include "controller/nonadmin_keep.h"
+#include "kube/client.h"
+#include "lib/buf.h"
 #include "controller/nonadminbackup.h"
 #include "controller/nonadminrestore.h"
 
@@ -288,13 +291,63 @@ static void expect_actions(const cw_nac_actions *a, const char *label, cw_nac_ou
         fail_msg("%s: actions \"%s\", want \"%s\"", label, got, flags);
 }
 
+/* obj as the NonAdmin informer hands it to the cache: its text (json-c's compact writing, as the
+ * API server's), a watch event's object parsed with the informer's prune (its spec member as
+ * text, or over the limit its length). */
+static json_object *informer_view(const cw_nac_kind *k, json_object *obj)
+{
+    char path[64];
+    const char *paths[] = {path, NULL};
+    cw_buf ev;
+    cw_error err;
+    json_object *parsed = NULL;
+    snprintf(path, sizeof(path), "spec.%s", k->spec);
+    cw_buf_init(&ev);
+    assert_int_equal(cw_buf_printf(&ev, "{\"type\":\"ADDED\",\"object\":%s}", cw_json_compact(obj)),
+                     CW_OK);
+    if (cw_kube_parse_pruned(ev.data, ev.len, "object", paths, CW_NAC_SPEC_MAX, &parsed, &err) !=
+        CW_OK)
+        fail_msg("parse_pruned: %s", err.message);
+    json_object *o = json_object_get(json_object_object_get(parsed, "object"));
+    json_object_put(parsed);
+    cw_buf_free(&ev);
+    return o;
+}
+
+/* What the reconcile reads after the cache (controller/nonadmin_keep.h): the object as the
+ * informer hands it, projected, then read back. *refused as cw_nac_kept_read gives it. */
+static json_object *through_cache(const cw_nac_kind *k, json_object *obj, char **refused)
+{
+    cw_nac_share sh;
+    cw_error err;
+    json_object *out = NULL, *seen = informer_view(k, obj);
+    assert_int_equal(cw_nac_share_init(&sh, &err), CW_OK);
+    json_object *kept = cw_nac_keep(k, seen, &sh);
+    assert_non_null(kept);
+    if (cw_nac_kept_read(k, kept, &out, refused, &err) != CW_OK)
+        fail_msg("kept_read: %s", err.message);
+    json_object_put(kept);
+    json_object_put(seen);
+    cw_nac_share_free(&sh);
+    return out;
+}
+
+/* Every case is decided twice: on the object as the API server gives it, and through the cache;
+ * the two must write the same. */
+static int cached_pass;
+
 static int decide(const nab_case *c, json_object *nab, json_object *enforced, cw_nac_actions *a,
                   cw_error *err)
 {
     json_object *b = tjson(c->backup), *bs = tjson(c->backups), *dbrs = tjson(c->dbrs);
     cw_nabctl_config cfg = {.oadp_namespace = "openshift-adp", .enforced = enforced};
-    cw_nac_input in = {.obj = nab, .velero = b, .all = bs, .dbrs = dbrs, .now = T1, .uuid = UUID};
+    char *refused = NULL;
+    json_object *obj =
+        cached_pass ? through_cache(&cw_nac_backup_kind, nab, &refused) : json_object_get(nab);
+    assert_null(refused);
+    cw_nac_input in = {.obj = obj, .velero = b, .all = bs, .dbrs = dbrs, .now = T1, .uuid = UUID};
     int rc = cw_nabctl_decide(&in, &cfg, a, err);
+    json_object_put(obj);
     json_object_put(b);
     json_object_put(bs);
     json_object_put(dbrs);
@@ -304,8 +357,9 @@ static int decide(const nab_case *c, json_object *nab, json_object *enforced, cw
 static void test_transitions(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < N(cases); i++) {
-        const nab_case *c = &cases[i];
+    for (size_t i = 0; i < 2 * N(cases); i++) {
+        cached_pass = i >= N(cases);
+        const nab_case *c = &cases[i % N(cases)];
         json_object *nab = tjson(c->nab), *enf = tjson(c->enforced);
         cw_nac_actions a;
         cw_error err;
@@ -540,9 +594,14 @@ static const nar_case nar_cases[] = {
 static void test_restore_transitions(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < N(nar_cases); i++) {
-        const nar_case *c = &nar_cases[i];
-        json_object *nar = tjson(c->nar), *nab = tjson(c->nab), *vr = tjson(c->restore);
+    for (size_t i = 0; i < 2 * N(nar_cases); i++) {
+        const nar_case *c = &nar_cases[i % N(nar_cases)];
+        json_object *given = tjson(c->nar), *nab = tjson(c->nab), *vr = tjson(c->restore);
+        char *refused = NULL;
+        json_object *nar = i < N(nar_cases) ? json_object_get(given)
+                                            : through_cache(&cw_nac_restore_kind, given, &refused);
+        assert_null(refused);
+        json_object_put(given);
         json_object *all = tjson(c->restores), *vb = tjson(c->backup);
         cw_narctl_config cfg = {.oadp_namespace = "openshift-adp"};
         if (c->liberal)
@@ -667,12 +726,236 @@ static void test_velero_refused(void **state)
     }
 }
 
+/* ---- what the cache keeps (controller/nonadmin_keep.h) ---- */
+
+/* A NonAdminBackup shop/<name> in phase New whose spec.backupSpec is {"ttl":"xxx…"} of exactly
+ * `bytes` bytes of compact JSON (10 of them the braces, key and quotes). */
+static json_object *sized_nab(const char *kind, const char *name, const char *phase, size_t bytes)
+{
+    const char *spec = strcmp(kind, "NonAdminBackup") ? "restoreSpec" : "backupSpec";
+    json_object *o = json_object_new_object(), *meta = json_object_new_object();
+    json_object *sp = json_object_new_object(), *big = json_object_new_object();
+    json_object *st = json_object_new_object();
+    char *x = malloc(bytes - 10 + 1);
+    memset(x, 'x', bytes - 10);
+    x[bytes - 10] = '\0';
+    json_object_object_add(o, "apiVersion", json_object_new_string("oadp.openshift.io/v1alpha1"));
+    json_object_object_add(o, "kind", json_object_new_string(kind));
+    json_object_object_add(meta, "name", json_object_new_string(name));
+    json_object_object_add(meta, "namespace", json_object_new_string("shop"));
+    json_object_object_add(meta, "uid", json_object_new_string("u1"));
+    json_object_object_add(meta, "resourceVersion", json_object_new_string("5"));
+    json_object_object_add(o, "metadata", meta);
+    json_object_object_add(big, "ttl", json_object_new_string(x));
+    json_object_object_add(sp, spec, big);
+    json_object_object_add(o, "spec", sp);
+    json_object_object_add(st, "phase", json_object_new_string(phase));
+    json_object_object_add(o, "status", st);
+    free(x);
+    assert_int_equal(strlen(cw_json_compact(big)), bytes);
+    return o;
+}
+
+#define TOO_LARGE(what, n)                                                                         \
+    what " is too large: " n " bytes, the limit is 16384 bytes (compact JSON)"
+#define ACCEPTED_NEW "{'phase':'New','conditions':[" ACC(T1) "]," VBREF "}}"
+
+typedef struct {
+    const char *label;
+    size_t bytes;
+    cw_nac_outcome outcome;
+    const char *status;
+} size_case;
+
+static const size_case size_cases[] = {
+    {"limit - 1: kept, accepted", CW_NAC_SPEC_MAX - 1, CW_NAC_ACCEPTED, ACCEPTED_NEW},
+    {"the limit: kept, accepted", CW_NAC_SPEC_MAX, CW_NAC_ACCEPTED, ACCEPTED_NEW},
+    {"limit + 1: BackingOff with the limit", CW_NAC_SPEC_MAX + 1, CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidBackupSpec",
+         TOO_LARGE("NonAdminBackup spec.backupSpec", "16385"), T1) "]}"},
+    {"the attack's size (1.36 MB)", 1360000, CW_NAC_INVALID,
+     "{'phase':'BackingOff','conditions':[" COND(
+         "Accepted", "False", "InvalidBackupSpec",
+         TOO_LARGE("NonAdminBackup spec.backupSpec", "1360000"), T1) "]}"},
+};
+
+/* The size limit's boundary: the decision through the cache, its status exact; a spec over the
+ * limit leaves no copy of itself in the cache. */
+static void test_size_limit(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(size_cases); i++) {
+        const size_case *c = &size_cases[i];
+        json_object *given = sized_nab("NonAdminBackup", "daily", "New", c->bytes), *obj = NULL;
+        json_object *nab = informer_view(&cw_nac_backup_kind, given);
+        cw_nac_share sh;
+        cw_nac_actions a;
+        cw_error err;
+        char *refused = NULL;
+        /* Over the limit, the informer never parsed it: its length came instead. */
+        assert_int_equal(json_object_get_type(json_object_object_get(
+                             json_object_object_get(nab, "spec"), "backupSpec")),
+                         c->bytes > CW_NAC_SPEC_MAX ? json_type_int : json_type_string);
+        json_object_put(given);
+        assert_int_equal(cw_nac_share_init(&sh, &err), CW_OK);
+        json_object *kept = cw_nac_keep(&cw_nac_backup_kind, nab, &sh);
+        size_t kept_len = strlen(cw_json_compact(kept));
+        if (c->bytes > CW_NAC_SPEC_MAX ? kept_len > 400 : kept_len < c->bytes)
+            fail_msg("%s: the cache keeps %zu bytes", c->label, kept_len);
+        assert_int_equal(cw_nac_share_held(&sh, "shop"), c->bytes > CW_NAC_SPEC_MAX ? 0 : c->bytes);
+        assert_int_equal(cw_nac_kept_read(&cw_nac_backup_kind, kept, &obj, &refused, &err), CW_OK);
+        cw_nabctl_config cfg = {.oadp_namespace = "openshift-adp"};
+        cw_nac_input in = {.obj = obj, .all = NULL, .refused = refused, .now = T1, .uuid = UUID};
+        cw_nac_actions_init(&a);
+        if (cw_nabctl_decide(&in, &cfg, &a, &err) != CW_OK)
+            fail_msg("%s: %s", c->label, err.message);
+        expect_actions(&a, c->label, c->outcome, c->status, NULL, NULL, "");
+        cw_nac_actions_free(&a);
+        free(refused);
+        json_object_put(obj);
+        json_object_put(kept);
+        json_object_put(nab);
+        cw_nac_share_free(&sh);
+    }
+}
+
+/* A NonAdminRestore over the limit: the same, with its own words. */
+static void test_size_limit_restore(void **state)
+{
+    (void)state;
+    json_object *nar = sized_nab("NonAdminRestore", "undo", "New", CW_NAC_SPEC_MAX + 1), *obj;
+    cw_nac_share sh;
+    cw_error err;
+    char *refused = NULL;
+    assert_int_equal(cw_nac_share_init(&sh, &err), CW_OK);
+    json_object *kept = cw_nac_keep(&cw_nac_restore_kind, nar, &sh);
+    assert_int_equal(cw_nac_kept_read(&cw_nac_restore_kind, kept, &obj, &refused, &err), CW_OK);
+    assert_string_equal(refused, TOO_LARGE("NonAdminRestore spec.restoreSpec", "16385"));
+    free(refused);
+    json_object_put(obj);
+    json_object_put(kept);
+    json_object_put(nar);
+    cw_nac_share_free(&sh);
+}
+
+#define SHARE_MSG                                                                                  \
+    "NonAdminBackup spec.backupSpec is not accepted: the NonAdminBackups of namespace shop "       \
+    "waiting to be created already hold 2097152 bytes of specs, its share is 2097152 bytes; edit " \
+    "this one again once fewer are waiting"
+
+/* A namespace's share: 128 specs at the limit fill it, the 129th is refused with the message; a
+ * Created object and another namespace hold nothing of it; a deleted one gives its bytes back. */
+static void test_share(void **state)
+{
+    (void)state;
+    cw_nac_share sh;
+    cw_error err;
+    char name[32], *refused = NULL;
+    json_object *kept, *obj;
+    assert_int_equal(cw_nac_share_init(&sh, &err), CW_OK);
+    for (int i = 0; i < 128; i++) {
+        snprintf(name, sizeof(name), "b%d", i);
+        json_object *nab = sized_nab("NonAdminBackup", name, "New", CW_NAC_SPEC_MAX);
+        kept = cw_nac_keep(&cw_nac_backup_kind, nab, &sh);
+        /* Kept again (a resync, a status write): counted once. */
+        json_object_put(cw_nac_keep(&cw_nac_backup_kind, nab, &sh));
+        json_object_put(kept);
+        json_object_put(nab);
+    }
+    assert_int_equal(cw_nac_share_held(&sh, "shop"), CW_NAC_NS_SPEC_MAX);
+    json_object *nab = sized_nab("NonAdminBackup", "b128", "New", CW_NAC_SPEC_MAX);
+    kept = cw_nac_keep(&cw_nac_backup_kind, nab, &sh);
+    assert_int_equal(cw_nac_kept_read(&cw_nac_backup_kind, kept, &obj, &refused, &err), CW_OK);
+    assert_string_equal(refused, SHARE_MSG);
+    free(refused);
+    json_object_put(obj);
+    json_object_put(kept);
+    /* Created: its spec is read no more, its bytes go back. */
+    json_object *created = sized_nab("NonAdminBackup", "b0", "Created", CW_NAC_SPEC_MAX);
+    json_object_put(cw_nac_keep(&cw_nac_backup_kind, created, &sh));
+    assert_int_equal(cw_nac_share_held(&sh, "shop"), CW_NAC_NS_SPEC_MAX - CW_NAC_SPEC_MAX);
+    cw_nac_share_release(&sh, "shop/b1");
+    assert_int_equal(cw_nac_share_held(&sh, "shop"), CW_NAC_NS_SPEC_MAX - 2 * CW_NAC_SPEC_MAX);
+    /* The refused one edited again: kept now. */
+    kept = cw_nac_keep(&cw_nac_backup_kind, nab, &sh);
+    assert_int_equal(cw_nac_kept_read(&cw_nac_backup_kind, kept, &obj, &refused, &err), CW_OK);
+    assert_null(refused);
+    assert_int_equal(cw_nac_share_held(&sh, "shop"), CW_NAC_NS_SPEC_MAX - CW_NAC_SPEC_MAX);
+    assert_int_equal(cw_nac_share_held(&sh, "bank"), 0);
+    json_object_put(obj);
+    json_object_put(kept);
+    json_object_put(created);
+    json_object_put(nab);
+    cw_nac_share_free(&sh);
+}
+
+/* Exactly what the cache keeps of a NonAdminBackup as the API server sends it. */
+static const struct {
+    const char *label, *given, *kept;
+} keep_cases[] = {
+    {"waiting: identity, deletion, finalizers, status, spec's small members, backupSpec as text",
+     "{'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminBackup','metadata':{'name':"
+     "'daily','namespace':'shop','uid':'u1','resourceVersion':'5','generation':2,"
+     "'creationTimestamp':'" T0 "','labels':{'a':'b'},'annotations':{'c':'d'},'finalizers':[" F
+     "],'managedFields':[{'manager':'kubectl','operation':'Update'}]},'spec':{'backupSpec':{'ttl':"
+     "'1h0m0s','hooks':{'resources':[{'name':'h','pre':[{'exec':{'command':['','']}}]}]}},"
+     "'deleteBackup':false},'status':{'phase':'BackingOff'}}",
+     "{'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5',"
+     "'generation':2,'creationTimestamp':'" T0 "','finalizers':[" F "]},'spec':{'deleteBackup':"
+     "false},'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminBackup','status':{'phase':"
+     "'BackingOff'},'cronwarden.io/"
+     "spec':'{\\\"ttl\\\":\\\"1h0m0s\\\",\\\"hooks\\\":{\\\"resources\\\":"
+     "[{\\\"name\\\":\\\"h\\\",\\\"pre\\\":[{\\\"exec\\\":{\\\"command\\\":[\\\"\\\",\\\"\\\"]}}]}]"
+     "}}'}"},
+    {"as the informer hands it over: the text as the API server sent it, kept as it is",
+     NAB("", "{'backupSpec':'{\\'ttl\\':\\'1h0m0s\\'}'}", "{'phase':'New'}"),
+     "{'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5'},'spec':{},"
+     "'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminBackup','status':{'phase':'New'},"
+     "'cronwarden.io/spec':'{\\'ttl\\':\\'1h0m0s\\'}'}"},
+    {"over the limit as the API server sent it (the informer left it unparsed): its length",
+     NAB("", "{'backupSpec':1360000}", "{'phase':'New'}"),
+     "{'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5'},'spec':{},"
+     "'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminBackup','status':{'phase':'New'},"
+     "'cronwarden.io/spec-bytes':1360000}"},
+    {"Created: the spec is read no more", NAB(FIN, SPEC, "{'phase':'Created'}"),
+     "{'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5',"
+     "'finalizers':[" F "]},'spec':{},'apiVersion':'oadp.openshift.io/v1alpha1','kind':"
+     "'NonAdminBackup','status':{'phase':'Created'}}"},
+    {"being deleted: neither", NAB(FIN DELETED, DEL_SPEC, "{'phase':'New'}"),
+     "{'metadata':{'name':'daily','namespace':'shop','uid':'u1','resourceVersion':'5',"
+     "'deletionTimestamp':'" T1 "','finalizers':[" F "]},'spec':{'deleteBackup':true},"
+     "'apiVersion':'oadp.openshift.io/v1alpha1','kind':'NonAdminBackup','status':{'phase':'New'}}"},
+};
+
+static void test_keep_exact(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(keep_cases); i++) {
+        cw_nac_share sh;
+        cw_error err;
+        json_object *given = tjson(keep_cases[i].given);
+        assert_int_equal(cw_nac_share_init(&sh, &err), CW_OK);
+        json_object *kept = cw_nac_keep(&cw_nac_backup_kind, given, &sh);
+        expect_json(kept, keep_cases[i].kept, "kept", keep_cases[i].label);
+        json_object_put(kept);
+        json_object_put(given);
+        cw_nac_share_free(&sh);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_transitions),    cmocka_unit_test(test_refused),
-        cmocka_unit_test(test_owns),           cmocka_unit_test(test_restore_transitions),
+        cmocka_unit_test(test_transitions),
+        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_owns),
+        cmocka_unit_test(test_restore_transitions),
         cmocka_unit_test(test_velero_refused),
+        cmocka_unit_test(test_size_limit),
+        cmocka_unit_test(test_size_limit_restore),
+        cmocka_unit_test(test_share),
+        cmocka_unit_test(test_keep_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

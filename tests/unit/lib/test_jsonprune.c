@@ -1,4 +1,5 @@
-/* lib/jsonprune: values at member paths replaced by null, the rest of the text byte for byte. */
+/* lib/jsonprune: values at member paths replaced by null (or by their text as a string, or
+ * over a size their length), the rest of the text byte for byte. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,8 +112,46 @@ static void every_case(void **state)
     }
 }
 
+/* cw_json_prune_text: values as strings of their text, those over `max` bytes as their length. */
+static const struct {
+    const char *text, *path;
+    size_t max, pruned;
+    const char *want;
+} text_cases[] = {
+    /* {"a":[1]} is 9 bytes: at the limit its text, over it its length. */
+    {"{\"items\":[{\"spec\":{\"a\":[1]}},{\"spec\":{\"b\":[1,2,3,4]}}]}", "items.spec", 9, 2,
+     "{\"items\":[{\"spec\":\"{\\\"a\\\":[1]}\"},{\"spec\":15}]}"},
+    {"{\"items\":[{\"spec\":{\"a\":[1]}},{\"spec\":{\"b\":[1,2,3,4]}}]}", "items.spec", 8, 2,
+     "{\"items\":[{\"spec\":9},{\"spec\":15}]}"},
+    /* A watch event's object; whitespace around the value stays, inside it is escaped; a string
+     * value's escapes are escaped again. */
+    {"{\"type\":\"ADDED\",\"object\":{\"spec\":{\"backupSpec\": {\"x\":\n\"a\\\\b\"} }}}",
+     "object.spec.backupSpec", 100, 1,
+     "{\"type\":\"ADDED\",\"object\":{\"spec\":{\"backupSpec\": "
+     "\"{\\\"x\\\":\\u000a\\\"a\\\\\\\\b\\\"}\" }}}"},
+    {"{\"object\":{\"spec\":{\"other\":1}}}", "object.spec.backupSpec", 5, 0,
+     "{\"object\":{\"spec\":{\"other\":1}}}"},
+};
+
+static void text_case(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(text_cases) / sizeof(text_cases[0]); i++) {
+        const char *paths[] = {text_cases[i].path, NULL};
+        cw_buf out;
+        size_t pruned = 99;
+        cw_buf_init(&out);
+        int rc = cw_json_prune_text(text_cases[i].text, strlen(text_cases[i].text), 8, paths,
+                                    text_cases[i].max, &out, &pruned);
+        if (rc != CW_OK || pruned != text_cases[i].pruned ||
+            strcmp(cw_buf_str(&out), text_cases[i].want))
+            fail_msg("text case %zu: rc %d pruned %zu out %s", i, rc, pruned, cw_buf_str(&out));
+        cw_buf_free(&out);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(every_case)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(every_case), cmocka_unit_test(text_case)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
