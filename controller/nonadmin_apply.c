@@ -298,8 +298,8 @@ static int delete_restores(cw_shell *s, json_object *nab, const char *ns, const 
         return CW_OK;
     for (size_t i = 0; rc == CW_OK && i < json_object_array_length(nars); i++) {
         json_object *nar = json_object_array_get_idx(nars, i);
-        const char *bn = cw_json_path_string(nar, "spec.restoreSpec.backupName");
-        if (bn && strcmp(bn, name) == 0)
+        json_object *bn = cw_json_path(nar, "spec.restoreSpec.backupName");
+        if (cw_nar_backup_addressable(bn) && strcmp(json_object_get_string(bn), name) == 0)
             rc = delete_one(s, "delete_nonadminrestore", nab, &r,
                             cw_json_path_string(nar, "metadata.name"),
                             cw_json_path_string(nar, "metadata.uid"), err);

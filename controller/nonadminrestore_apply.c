@@ -8,16 +8,16 @@ static int allow_init_hooks; /* --allow-restore-init-hooks */
 
 /* New or BackingOff: the NonAdminBackup it names, in its own namespace (never another: the name
  * is looked up there and nowhere else), and the Velero Backup that NonAdminBackup's status names,
- * read live from the OADP namespace (the decision checks its origin: a status is not trusted). */
+ * read live from the OADP namespace (the decision checks its origin: a status is not trusted). A
+ * backupName that is no object name is never asked for (the decision answers it). */
 static int gather(cw_shell *s, json_object *nar, cw_nac_input *in, cw_error *err)
 {
     const cw_nonadmin_config *cfg = s->env.config;
     const char *ns = cw_json_path_string(nar, "metadata.namespace");
     json_object *bn = cw_json_path(nar, "spec.restoreSpec.backupName");
     int rank = cw_nac_phase_rank(cw_json_path_string(nar, "status.phase"));
-    if (!ns || !json_object_is_type(bn, json_type_string) || !*json_object_get_string(bn) ||
-        rank <= 0 || rank >= cw_nac_phase_rank("Created") ||
-        cw_json_path(nar, "metadata.deletionTimestamp"))
+    if (!ns || !cw_nar_backup_addressable(bn) || rank <= 0 ||
+        rank >= cw_nac_phase_rank("Created") || cw_json_path(nar, "metadata.deletionTimestamp"))
         return CW_OK;
     cw_kube_resource r = cw_nacshell_oadp("nonadminbackups", ns);
     int rc = cw_nacshell_get(s, &r, json_object_get_string(bn), &in->nab, err);

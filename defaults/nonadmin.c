@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cron/tz.h"
+#include "lib/buf.h"
+#include "lib/gostr.h"
 #include "lib/json.h"
 #include "lib/k8sname.h"
 
@@ -285,6 +287,47 @@ static int backup_msg(const cw_nar_context *c, const char *name, const char *nac
                        c->oadp, nacuuid, c->ns, name);
 }
 
+int cw_nar_backup_addressable(json_object *bn)
+{
+    const char *s = json_object_is_type(bn, json_type_string) ? json_object_get_string(bn) : NULL;
+    /* json-c's C string ends at a NUL (JSON may hold "\u0000"): the whole value must be the name */
+    return s && *s && (size_t)json_object_get_string_len(bn) == strlen(s) &&
+           !cw_k8sname_check_subdomain(s);
+}
+
+/* The longest part of a backupName quoted in the message: a condition's message holds at most
+ * 32768 bytes (OADP's CRD), Go's quoting may take 10 bytes for one rune. */
+#define NOT_FOUND_NAME_MAX 1024
+
+/* OADP's answer to a backupName that names no NonAdminBackup, word for word: ValidateRestoreSpec
+ * (internal/common/function/function.go, migtools/oadp-non-admin 4e22229) returns
+ * fmt.Errorf("NonAdminRestore spec.restoreSpec.backupName is invalid: %v", err) for the error of
+ * its client's Get, and the controller puts it in Accepted=False InvalidRestoreSpec, BackingOff,
+ * without retrying (a TerminalError). Its client is the manager's, which reads through
+ * controller-runtime's cache, whose NotFound (pkg/cache/internal/cache_reader.go) names the Kind:
+ * apimachinery's NewNotFound, `%s %q not found` of "NonAdminBackup.oadp.openshift.io" and the name
+ * (Go's strconv.Quote). (Its unit test's fake client names the resource instead,
+ * "nonadminbackups.oadp.openshift.io"; the running controller says the Kind.) A name that is no
+ * object name can name nothing, so this is what OADP answers for it, here without a request. A
+ * name past NOT_FOUND_NAME_MAX bytes is quoted cut there (on a whole UTF-8 sequence), then
+ * "...": OADP would write the whole of it and have its status refused. */
+static int not_found_msg(json_object *bn, char **msg)
+{
+    const char *s = json_object_get_string(bn);
+    size_t n = (size_t)json_object_get_string_len(bn), cut = n;
+    cw_buf b;
+    cw_buf_init(&b);
+    if (cut > NOT_FOUND_NAME_MAX)
+        for (cut = NOT_FOUND_NAME_MAX; cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80; cut--)
+            ;
+    cw_buf_puts(&b, NAR_WHAT ".backupName is invalid: NonAdminBackup.oadp.openshift.io ");
+    cw_go_quote(&b, s, cut);
+    cw_buf_puts(&b, cut < n ? "... not found" : " not found");
+    int rc = cw_buf_error(&b) ? CW_ENOMEM : cw_nac_msgf(msg, "%s", cw_buf_str(&b));
+    cw_buf_free(&b);
+    return rc;
+}
+
 int cw_nar_check_spec(json_object *spec, const cw_nar_context *c, char **msg)
 {
     static const char *const restricted[] = {"includedNamespaces", "excludedNamespaces",
@@ -298,6 +341,8 @@ int cw_nar_check_spec(json_object *spec, const cw_nar_context *c, char **msg)
     json_object *bn = cw_json_member(spec, "backupName");
     if (is_zero(bn) || !json_object_is_type(bn, json_type_string))
         return cw_nac_msgf(msg, NAR_WHAT ".backupName is not set");
+    if (!cw_nar_backup_addressable(bn)) /* where OADP's Get answers NotFound */
+        return not_found_msg(bn, msg);
     for (size_t i = 0; i < sizeof(restricted) / sizeof(restricted[0]); i++)
         if (!is_empty(cw_json_member(spec, restricted[i])))
             return cw_nac_msgf(msg, NAR_WHAT ".%s is restricted", restricted[i]);

@@ -86,9 +86,19 @@ typedef struct cw_nar_context {
     const cw_nac_policy *p; /* the administrator's policy (NULL: allow nothing) */
 } cw_nar_context;
 
+/* spec.restoreSpec.backupName (bn) can name a NonAdminBackup: a string that is a Kubernetes object
+ * name (a DNS-1123 subdomain of at most 253 characters, no NUL in it). Anything else names no
+ * object: it is never put in a request path (a '?', '%', "..", '/' or an upper-case letter there
+ * would make the GET answer 400 or 404, or no URL at all), and cw_nar_check_spec answers it. */
+int cw_nar_backup_addressable(json_object *bn);
+
 /* OADP's ValidateRestoreSpec and the tenancy rules: spec is spec.restoreSpec (may be NULL).
  * scheduleName, includedNamespaces, excludedNamespaces and namespaceMapping must be absent;
- * backupName must be set and name a NonAdminBackup in phase Created with a recorded nacuuid
+ * backupName must be set ("NonAdminRestore spec.restoreSpec.backupName is not set"), be an
+ * object name (cw_nar_backup_addressable; else OADP's NotFound answer, "NonAdminRestore
+ * spec.restoreSpec.backupName is invalid: NonAdminBackup.oadp.openshift.io \"<name>\" not found",
+ * the name as Go's %q writes it), and name a NonAdminBackup in phase Created with a recorded
+ * nacuuid
  * ("NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be
  * restored") whose Velero Backup exists and carries that NonAdminBackup's origin (its nacuuid
  * label and origin annotations: a status written by someone else cannot point a restore at

@@ -76,7 +76,7 @@ static int cronjob_chain(const cw_health_sched *s, int64_t d, int64_t lo, int64_
 
 /* A Velero Schedule's @every: the next run is the delay after status.lastBackup (the last run's
  * submission) or lastSkipped, else after the creation. While no run comes, the chain goes on in
- * steps of the delay (each step one more missed run). runs are sorted by creation. */
+ * steps of the delay (each step one more missed run). runs are sorted by their time. */
 static int velero_chain(const cw_health_sched *s, int64_t d, const cw_health_run *runs,
                         size_t nruns, int64_t lo, int64_t hi, cw_health_times *out)
 {

@@ -65,7 +65,9 @@ typedef struct cw_health_run {
                          cronjob-scheduled-timestamp annotation; a Backup's name
                          "<schedule>-<YYYYMMDDhhmmss>" (cronwarden names the run, Velero the
                          submission); NONE for manual Jobs */
-    int64_t created;  /* metadata.creationTimestamp: when the run was started */
+    int64_t created;  /* the run's time, when it was started: metadata.creationTimestamp, or the
+                         start when that is earlier (a copy: Velero's backup sync), else the fire
+                         time (docs/status.md, "The time of a run") */
     int64_t started;  /* Job status.startTime / Backup status.startTimestamp, else created */
     int64_t finished; /* NONE while running */
     cw_health_outcome outcome;
@@ -167,7 +169,7 @@ typedef struct cw_health_result {
     size_t judged;                   /* fire times judged (their grace has passed) */
     int64_t history_from; /* runs are complete from here on, before it they may be gone (Job
                              history limits, Backup TTL); NONE: complete */
-    int64_t last_started; /* the newest run's creation */
+    int64_t last_started; /* the newest run's time (cw_health_run.created) */
     int64_t success_at, success_seconds; /* last success: finished, finished - started */
     char *success_run;
     int64_t failure_at;
@@ -193,8 +195,8 @@ const char *cw_health_reason_name(cw_health_reason r);
 int64_t cw_health_grace(const cw_health_config *cfg, int64_t at, int64_t next);
 
 /* Judges one schedule with its runs (the Jobs of its CronJob, or the Backups labelled with it;
- * reordered: sorted by creation) at cfg->now. CW_ENOMEM only: a cron that does not parse or never
- * fires is a result (INVALID), not an error. */
+ * reordered: sorted by their time, cw_health_run.created) at cfg->now. CW_ENOMEM only: a cron that
+ * does not parse or never fires is a result (INVALID), not an error. */
 int cw_health_eval(const cw_health_config *cfg, const cw_health_sched *s, cw_health_run *runs,
                    size_t nruns, cw_health_result *out, cw_error *err) CW_MUST_CHECK;
 

@@ -49,7 +49,7 @@ void cw_health__times_free(cw_health_times *ts);
 /* The fire times of s in (lo, hi], then the first one after hi, into out (sorted). @every
  * schedules chain as their controller does: a CronJob from its lastScheduleTime (or creation),
  * a Velero Schedule from its creation, restarting at each run it submitted and at lastSkipped
- * (runs sorted by creation). CW_ENOMEM; CW_ELIMIT past 1,000,000 fire times. */
+ * (runs sorted by their time). CW_ENOMEM; CW_ELIMIT past 1,000,000 fire times. */
 int cw_health__fires(const cw_health_config *cfg, const cw_health_sched *s, const cw_health_cron *c,
                      const cw_health_run *runs, size_t nruns, int64_t lo, int64_t hi,
                      cw_health_times *out) CW_MUST_CHECK;

@@ -57,6 +57,25 @@ static void run_init(cw_health_run *r)
                          .finished = CW_HEALTH_NONE};
 }
 
+/* The run's time (docs/status.md, "The time of a run"): its object's creation, unless the start
+ * its controller recorded is earlier. A run cannot start before its object exists, so an earlier
+ * start means the object is a copy made after the run: a Backup that Velero's backup sync made
+ * from the storage location (a rebuilt cluster, or a second one sharing the location) has a new
+ * creationTimestamp and the original status.startTimestamp. The start is not taken otherwise: it
+ * comes after the submission by the time the run waited (Velero 1.18's queue, a Job controller
+ * behind), which is not the schedule's lateness, and Velero's @every chain restarts at the
+ * submission (status.lastBackup, the object's creation), not at the start. Without either, the
+ * time the run was made for (fallback; NONE when unknown). Then started := created when unset. */
+static void run_times(cw_health_run *r, int64_t fallback)
+{
+    if (r->created == CW_HEALTH_NONE || (r->started != CW_HEALTH_NONE && r->started < r->created))
+        r->created = r->started;
+    if (r->created == CW_HEALTH_NONE)
+        r->created = fallback;
+    if (r->started == CW_HEALTH_NONE)
+        r->started = r->created;
+}
+
 /* The owning CronJob's name: the controller ownerReference of kind CronJob (what Kubernetes'
  * CronJob controller matches), else Longhorn's label (how Longhorn finds its CronJob's runs). */
 static const char *job_owner(json_object *job)
@@ -171,12 +190,9 @@ int cw_health_run_from_job(json_object *job, cw_health_run *out, cw_error *err)
                               err)) ||
         (rc = cw_health__time(ann, "metadata.annotations", SCHEDULED_ANNOTATION, &out->fire, err)))
         goto fail;
-    if (out->started == CW_HEALTH_NONE)
-        out->started = out->created;
-    if (out->created == CW_HEALTH_NONE)
-        out->created = out->started;
     if (out->fire == CW_HEALTH_NONE && !out->manual)
         out->fire = fire_from_name(name, owner);
+    run_times(out, out->fire);
     if ((rc = job_outcome(job, out, err)) != CW_OK)
         goto fail;
     return CW_OK;
@@ -284,11 +300,8 @@ int cw_health_run_from_backup(json_object *backup, cw_health_run *out, cw_error 
     out->outcome =
         i < sizeof(phases) / sizeof(phases[0]) ? phases[i].outcome : CW_HEALTH_OUTCOME_OTHER;
     out->blocks = i < sizeof(phases) / sizeof(phases[0]) && phases[i].blocks;
-    if (out->started == CW_HEALTH_NONE)
-        out->started = out->created;
-    if (out->created == CW_HEALTH_NONE)
-        out->created = out->started;
     out->fire = fire_from_backup_name(name);
+    run_times(out, out->fire);
     if (out->outcome == CW_HEALTH_OUTCOME_RUNNING || out->outcome == CW_HEALTH_OUTCOME_OTHER)
         out->finished = CW_HEALTH_NONE;
     else if (out->finished == CW_HEALTH_NONE)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cronwarden cron status on manifests (docs/status.md): golden reports of examples/status-cluster
-# (one schedule in each state, volumes of each verdict), exit codes for a CI gate, --window,
-# --grace and --default-group, stdin, and refusals. No cluster needed (the live command:
-# tests/e2e/scenarios/status.sh).
+# (one schedule in each state, volumes of each verdict), Backups made by Velero's backup sync,
+# exit codes for a CI gate, --window, --grace and --default-group, stdin, and refusals. No cluster
+# needed (the live command: tests/e2e/scenarios/status.sh).
 . "$(dirname "$0")/lib.sh"
 cd "$SRC"
 EX=examples/status-cluster
@@ -63,7 +63,17 @@ sed -n '/^\$ cronwarden cron status -f examples\/status-cluster\/longhorn-system
   sed '1d;$d' > "$TMP/doc.txt"
 assert_file_eq "$TMP/out" "$TMP/doc.txt" "the report in docs/status.md"
 
-# 8. A write error on stdout is a failure.
+# 8. Backups Velero's backup sync made: a new creationTimestamp, the original startTimestamp. The
+#    run is taken at its start (the earlier of the two): nightly's last run three nights ago leaves
+#    it Missed with the miss counted (its copy, made within today's grace, is no run of today);
+#    morning's run of today, copied two hours later, is on time.
+run 1 "$CW" cron status -f tests/cli/status/synced.yaml --now "$NOW"
+assert_file_eq "$TMP/out" tests/cli/golden/status-synced.txt "synced Backups, text"
+run 1 "$CW" cron status -f tests/cli/status/synced.yaml --now "$NOW" -o json
+assert_eq "morning Healthy 0 2026-11-24T04:00:03Z|nightly Missed 1 2026-11-21T01:00:04Z" \
+  "$(jq -r '[.schedules[] | "\(.name) \(.state) \(.missedRuns) \(.lastStarted)"] | join("|")' "$TMP/out")" "synced Backups, JSON"
+
+# 9. A write error on stdout is a failure.
 if "$CW" cron status -f "$EX" --now "$NOW" > /dev/full 2>"$TMP/err"; then fail "writing to a full disk succeeded"; fi
 assert_file_contains "$TMP/err" "writing the report" "stdout write error"
 done_tests

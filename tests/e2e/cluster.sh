@@ -15,8 +15,11 @@
 # After `up`, `. DIR/env` gives KUBECONFIG, CW_KUBECTL, CW_E2E_API_URL, CW_E2E_CA, tokens...
 # DIR/kubeconfig is the admin (system:masters); DIR/kubeconfig-<user> exist for the extra users
 # (CRONWARDEN_E2E_USERS, default "migrator webhook controller nobody": no groups, no rights until a
-# test binds some). CRONWARDEN_E2E_APISERVER_ARGS adds kube-apiserver flags (word-split). CRONWARDEN_E2E_KUBECONFIG=<file> points at an existing cluster instead: `up`
-# then only writes DIR/env for it and `down` leaves that cluster alone.
+# test binds some). CRONWARDEN_E2E_APISERVER_ARGS adds kube-apiserver flags (word-split).
+# CRONWARDEN_E2E_AUDIT_POLICY=<file> (an audit.k8s.io/v1 Policy) makes the apiserver record the
+# requests it selects in DIR/logs/audit.jsonl, one JSON event a line, written before the answer.
+# CRONWARDEN_E2E_KUBECONFIG=<file> points at an existing cluster instead: `up` then only writes
+# DIR/env for it and `down` leaves that cluster alone.
 #
 # The e2e helpers (lib.sh) source this file and call cwc_up/cwc_down directly so the daemons are
 # children of the test process. Recipe and reasons: tests/README.md, "The Kubernetes binaries".
@@ -282,6 +285,10 @@ cwc_up() {
   # Newer apiservers refuse a loopback advertise address for the endpoint reconciler (the
   # `kubernetes` Service's endpoints): nothing here reaches the apiserver through that Service.
   [ "$k8s" = 1.20 ] || newer=(--endpoint-reconciler-type=none)
+  local audit=()
+  [ -z "${CRONWARDEN_E2E_AUDIT_POLICY:-}" ] ||
+    audit=(--audit-policy-file="$CRONWARDEN_E2E_AUDIT_POLICY" --audit-log-path="$dir/logs/audit.jsonl"
+      --audit-log-format=json --audit-log-mode=blocking)
   for attempt in 1 2 3; do
     CWC_PORTS_TAKEN=""
     cwc_take_port etcd_port && cwc_take_port peer_port && cwc_take_port api_port &&
@@ -307,7 +314,7 @@ cwc_up() {
       --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
       --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
       --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range=10.96.0.0/16 \
-      --cert-dir="$dir/data/apiserver-certs" --profiling=false "${newer[@]}" \
+      --cert-dir="$dir/data/apiserver-certs" --profiling=false "${newer[@]}" ${audit[@]+"${audit[@]}"} \
       ${CRONWARDEN_E2E_APISERVER_ARGS:-}
     if cwc_wait_for "${CRONWARDEN_E2E_START_TIMEOUT:-90}" "kube-apiserver /readyz on :$api_port" kube-apiserver "$dir" \
          curl -fsS --max-time 5 --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $admin_token" "$api/readyz"; then

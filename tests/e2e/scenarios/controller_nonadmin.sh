@@ -25,9 +25,15 @@
 #     --allowed-resource-policies (others still refused); (6) tina's NonAdminBackup in team-a whose
 #     nacuuid would be cut on a '.' gets a valid name, and a Velero Backup the API server refuses
 #     (an enforced ttl of the wrong type) ends in BackingOff with its message, made after an edit;
+#   - a backupName no object can have ('?', '%'-escapes, '..', '/', upper case, 254 characters, a
+#     NUL after a real name...): BackingOff with OADP's NotFound answer, never asked for (the
+#     apiserver's audit log holds no such request), not retried;
 #   - spec.deleteBackup (DeleteBackupRequest and the restores made from it, then gone); a direct delete (the Velero Backup object
 #     and its requests go, then the NonAdminBackup); a Velero Backup that disappears.
 . "$(dirname "$0")/../lib.sh"
+# The apiserver's own record of the controller's requests (logs/audit.jsonl): proof that a
+# backupName no object can have is never asked for.
+export CRONWARDEN_E2E_AUDIT_POLICY=$CW_SOURCE_DIR/tests/e2e/fixtures/audit-controller.yaml
 e2e_start current
 apply_upstream_crds tests/fixtures/velero-1.18.1 tests/fixtures/oadp-non-admin-4e22229
 e2e_require_users controller
@@ -345,6 +351,43 @@ assert_fails --match forbidden as_alice create -n "$OADP" -f - <<'EOF'
 {"apiVersion":"velero.io/v1","kind":"Restore","metadata":{"name":"direct"},"spec":{"backupName":"admin-1"}}
 EOF
 
+e2e_step "backupNames no object can have: BackingOff with OADP's NotFound answer, never asked for, not retried"
+# OADP reads the NonAdminBackup through controller-runtime's cache, whose NotFound names the Kind;
+# the name as Go's %q writes it (defaults/nonadmin.c). Each name holds "zq" (but ".."), so that
+# any request for one shows in the audit log; "daily\u0000zq" would read "daily" in C.
+NF='NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup.oadp.openshift.io %s not found'
+LONG=zq$(printf 'a%.0s' $(seq 252))
+rows=$(cat <<EOF
+n-query|{"backupName":"zq?watch=1"}|$(printf "$NF" '"zq?watch=1"')
+n-escape|{"backupName":"zq%2e%2e"}|$(printf "$NF" '"zq%2e%2e"')
+n-dotdot|{"backupName":".."}|$(printf "$NF" '".."')
+n-label|{"backupName":"zq..daily"}|$(printf "$NF" '"zq..daily"')
+n-path|{"backupName":"../../bank/nonadminbackups/zq"}|$(printf "$NF" '"../../bank/nonadminbackups/zq"')
+n-status|{"backupName":"zq/status"}|$(printf "$NF" '"zq/status"')
+n-upper|{"backupName":"ZQ-daily"}|$(printf "$NF" '"ZQ-daily"')
+n-long|{"backupName":"$LONG"}|$(printf "$NF" "\"$LONG\"")
+n-nul|{"backupName":"daily\u0000zq"}|$(printf "$NF" '"daily\x00zq"')
+n-space|{"backupName":" zq"}|$(printf "$NF" '" zq"')
+n-empty|{"backupName":""}|NonAdminRestore spec.restoreSpec.backupName is not set
+EOF
+)
+retries0=$(metric_sum ctl2 cronwarden_controller_queue_retries_total 'controller="nonadminrestore"')
+make_all NonAdminRestore restoreSpec "$rows"
+wait_for 15 "every one BackingOff with its message" all_refused nonadminrestores.oadp.openshift.io "$rows"
+# asked_for: the controller's requests the apiserver recorded whose URI holds one of those names.
+AUDIT=$CW_E2E_DIR/logs/audit.jsonl
+asked_for() { jq -r 'select(.user.username == "controller") | .requestURI' "$AUDIT" | grep -i -e zq -e '/nonadminbackups/\.\.$' || true; }
+if [ -f "$AUDIT" ]; then
+  # the log has the GETs of names that can be asked for (r-admin's admin-1, above)
+  assert_ok grep -q '"requestURI":"/apis/oadp.openshift.io/v1alpha1/namespaces/shop/nonadminbackups/admin-1"' "$AUDIT"
+  assert_eq "" "$(asked_for)" "requests for those names"
+else
+  e2e_log "no audit log (an existing cluster): the controller's own request log instead"
+  assert_eq "" "$(grep 'kube request' "$(log_of ctl2)" | grep -i -e zq -e 'nonadminbackups/\.\. ' || true)" "requests for those names"
+fi
+assert_eq "$retries0" "$(metric_sum ctl2 cronwarden_controller_queue_retries_total 'controller="nonadminrestore"')" "nonadminrestore retries"
+assert_json "$(kc get restores.velero.io -n "$OADP" -o json)" '[.items[].metadata.annotations["openshift.io/oadp-nar-origin-name"] // empty | select(startswith("n-"))]' '[]'
+
 e2e_step "a forged status: mallory, who may write nonadminbackups/status in shop, points a NonAdminBackup at bank's Velero Backup"
 kc apply -f - >/dev/null <<'EOF'
 apiVersion: rbac.authorization.k8s.io/v1
@@ -380,6 +423,10 @@ assert_ok kc --as=mallory patch nonadminbackups.oadp.openshift.io -n shop forged
 wait_for 15 "forged Created" nab_is forged .status.phase Created
 [[ $(nab_field forged .status.veleroBackup.nacuuid) =~ ^shop-forged-[0-9a-f-]{36}$ ]] || e2e_fail "forged's nacuuid: $(nab_field forged .status.veleroBackup.nacuuid)"
 assert_fails --match NotFound kc get backups.velero.io -n "$OADP" "$SQUAT"
+
+e2e_log "the unaddressable backupNames: still never asked for, nor retried"
+[ ! -f "$AUDIT" ] || assert_eq "" "$(asked_for)" "requests for those names"
+assert_eq "$retries0" "$(metric_sum ctl2 cronwarden_controller_queue_retries_total 'controller="nonadminrestore"')" "nonadminrestore retries"
 
 e2e_step "spec.deleteBackup: Deleting, a DeleteBackupRequest; gone once Velero deleted the backup"
 assert_ok as_alice patch nonadminbackups.oadp.openshift.io -n shop daily --type merge -p '{"spec":{"deleteBackup":true}}'

@@ -8,8 +8,9 @@
  *     someone else wrote into the status is never looked up or created under;
  *   - nonadminrestore with its flags parsed as the command parses them: the NonAdminBackup and its
  *     Velero Backup read live, an init-container hook the administrator allows made, a forged
- *     NonAdminBackup status refused without a look at the Backup it names, a refused Restore; a
- *     bad --allowed-resource-policies a usage error. */
+ *     NonAdminBackup status refused without a look at the Backup it names, a refused Restore,
+ *     backupNames no object can have ('?', "..", upper case) refused with OADP's NotFound answer
+ *     and no request but the status; a bad --allowed-resource-policies a usage error. */
 #include "shell_test.h"
 
 #include "controller/nonadmin_apply.h"
@@ -209,12 +210,25 @@ static void a_refused_create(void **state)
     "NonAdminRestore spec.restoreSpec.backupName is invalid: no Velero Backup openshift-adp/" nac  \
     " with the origin label and annotations of NonAdminBackup shop/" name
 
+/* A NonAdminRestore seen before (New) whose backupName names no object. */
+#define UNNAMED(name, backup)                                                                      \
+    NAR(name, "", "{\"backupName\":\"" backup "\"}", "{\"phase\":\"New\"}")
+#define NOT_FOUND(q)                                                                               \
+    "NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup.oadp.openshift.io " q  \
+    " not found"
+
 static const char *const restore_answers[] = {
     "GET /apis/oadp.openshift.io/v1alpha1/nonadminrestores 200 " LIST(
         NAR("undo", RFIN, INIT_HOOK, RACCEPTED(RNAC)) "," NAR(
             "steal", "", "{\"backupName\":\"forged\"}",
             "{\"phase\":\"New\"}") "," NAR("again", RFIN, "{\"backupName\":\"ready\"}",
-                                           RACCEPTED(ANAC))),
+                                           RACCEPTED(
+                                               ANAC)) "," UNNAMED("query",
+                                                                  "ready?watch=1") "," UNNAMED("dot"
+                                                                                               "do"
+                                                                                               "t",
+                                                                                               "..") "," UNNAMED("upper",
+                                                                                                                 "Ready")),
     "GET " OADP_RESTORES " 200 " LIST(),
     /* undo: its Velero Restore looked up; the NonAdminBackup, then its Velero Backup, read live;
      * the init hook the administrator allows, made; then the status */
@@ -232,6 +246,10 @@ static const char *const restore_answers[] = {
     GET_VELERO VELERO("shop"),
     "POST " OADP_RESTORES "?fieldManager=cronwarden 422 " STATUS(422, "Restore is invalid"),
     RSTATUS_PUT("again") "200 {}",
+    /* backupNames no object can have: not asked for (no GET), BackingOff with OADP's NotFound */
+    RSTATUS_PUT("query") "200 {}",
+    RSTATUS_PUT("dotdot") "200 {}",
+    RSTATUS_PUT("upper") "200 {}",
 };
 
 /* The descriptor's rows parsed from argv as `cronwarden controller` parses them. */
@@ -284,6 +302,24 @@ static void restores_with_the_administrators_flags(void **state)
                 "'InvalidRestoreSpec','message':'Restore is invalid','observedGeneration':1}]}",
                 "status", "again");
     json_object_put(st);
+
+    static const struct {
+        const char *key, *msg;
+    } unnamed[] = {{"shop/query", NOT_FOUND("\"ready?watch=1\"")},
+                   {"shop/dotdot", NOT_FOUND("\"..\"")},
+                   {"shop/upper", NOT_FOUND("\"Ready\"")}};
+    for (size_t i = 0; i < N(unnamed); i++) {
+        shell_reconcile(&f, unnamed[i].key, "invalid", -1, 0, 1, unnamed[i].key);
+        st = sent_status(&f, 14 + i);
+        json_object *cond = json_object_array_get_idx(cw_json_member(st, "conditions"), 0);
+        assert_string_equal(cw_json_path_string(cond, "message"), unnamed[i].msg);
+        json_object_object_del(cond, "message"); /* it holds '"': compared above */
+        expect_json(st,
+                    "{'phase':'BackingOff','conditions':[{'type':'Accepted','status':'False',"
+                    "'reason':'InvalidRestoreSpec'}]}",
+                    "status", unnamed[i].key);
+        json_object_put(st);
+    }
     shell_finish(&f);
     cw_nacshell_config_fini(&cfg);
     cw_opts_free(&spec);

@@ -620,6 +620,90 @@ static void test_check_restore(void **state)
     }
 }
 
+/* A backupName that no object can have: OADP's NotFound answer (its cache has no such object),
+ * before anything is read, whatever the namespace holds (here: daily, ready to be restored). */
+#define NOT_FOUND(q)                                                                               \
+    "NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup.oadp.openshift.io " q  \
+    " not found"
+
+static const struct {
+    const char *label, *name, *msg; /* name: JSON text of the value */
+} name_cases[] = {
+    {"a name", "'daily'", NULL},
+    {"dots and dashes: a name, checked on (daily's Backup is not its)", "'a-1.b-2'",
+     "NonAdminRestore spec.restoreSpec.backupName is invalid: no Velero Backup openshift-adp/" NAC_D
+     " with the origin label and annotations of NonAdminBackup shop/a-1.b-2"},
+    {"a query", "'daily?watch=1'", NOT_FOUND("\"daily?watch=1\"")},
+    {"a %-escape", "'%2e%2e'", NOT_FOUND("\"%2e%2e\"")},
+    {"an escaped slash", "'daily%2Fstatus'", NOT_FOUND("\"daily%2Fstatus\"")},
+    {"..", "'..'", NOT_FOUND("\"..\"")},
+    {".", "'.'", NOT_FOUND("\".\"")},
+    {"an empty label", "'a..b'", NOT_FOUND("\"a..b\"")},
+    {"a path", "'../../bank/nonadminbackups/vault'",
+     NOT_FOUND("\"../../bank/nonadminbackups/vault\"")},
+    {"a slash", "'daily/status'", NOT_FOUND("\"daily/status\"")},
+    {"upper case", "'Daily'", NOT_FOUND("\"Daily\"")},
+    {"a leading dash", "'-daily'", NOT_FOUND("\"-daily\"")},
+    {"a space", "' daily'", NOT_FOUND("\" daily\"")},
+    {"a NUL after a real name (json-c's C string would read daily)", "'daily\\u0000x'",
+     NOT_FOUND("\"daily\\x00x\"")},
+    {"a newline and a quote (Go's %q)", "'daily\\n\\\"'", NOT_FOUND("\"daily\\n\\\"\"")},
+    {"not ASCII (printed as is, as Go does)", "'caf\u00e9'", NOT_FOUND("\"caf\u00e9\"")},
+};
+
+static void check_name(const char *label, const char *name_json, const char *want)
+{
+    size_t len = strlen(name_json) + 32;
+    char *text = malloc(len);
+    assert_non_null(text);
+    snprintf(text, len, "{'backupName':%s}", name_json);
+    json_object *spec = tjson(text), *nab = tjson(NAB_READY), *vb = tjson(VB_OK);
+    cw_nar_context ctx = {.ns = "shop", .oadp = "openshift-adp", .nab = nab, .backup = vb};
+    char *msg = NULL;
+    int named = !want || !strstr(want, " not found");
+    if (cw_nar_backup_addressable(cw_json_member(spec, "backupName")) != named)
+        fail_msg("%s: addressable %d", label, !named);
+    assert_int_equal(cw_nar_check_spec(spec, &ctx, &msg), CW_OK);
+    expect_msg(label, msg, want);
+    json_object_put(spec);
+    json_object_put(nab);
+    json_object_put(vb);
+    free(text);
+}
+
+static void test_restore_backup_names(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(name_cases); i++)
+        check_name(name_cases[i].label, name_cases[i].name, name_cases[i].msg);
+    /* 253 characters is a name; 254 is none; past 1024 bytes the quoted name is cut */
+    char name[2100], json[2110], want[2300];
+    memset(name, 'a', sizeof(name));
+    name[253] = '\0';
+    snprintf(json, sizeof(json), "'%s'", name);
+    snprintf(want, sizeof(want),
+             "NonAdminRestore spec.restoreSpec.backupName is invalid: no Velero Backup "
+             "openshift-adp/" NAC_D " with the origin label and annotations of NonAdminBackup "
+             "shop/%s",
+             name);
+    check_name("253 characters: a name, checked on", json, want);
+    name[253] = 'a';
+    name[254] = '\0';
+    snprintf(json, sizeof(json), "'%s'", name);
+    snprintf(want, sizeof(want), NOT_FOUND("\"%s\""), name);
+    check_name("254 characters", json, want);
+    name[254] = 'a';
+    name[2000] = '\0';
+    snprintf(json, sizeof(json), "'%s'", name);
+    snprintf(want, sizeof(want), NOT_FOUND("\"%.1024s\"..."), name);
+    check_name("2000 characters: cut", json, want);
+    /* a cut that would split a two-byte sequence keeps it whole, or leaves it out */
+    memcpy(name + 1023, "\xc3\xa9", 2);
+    snprintf(json, sizeof(json), "'%s'", name);
+    snprintf(want, sizeof(want), NOT_FOUND("\"%.1023s\"..."), name);
+    check_name("a cut on a whole UTF-8 sequence", json, want);
+}
+
 #define EXCL_RESTORE "'excludedResources':[" EXCL_NAC "," EXCL_CLUSTER ",'volumesnapshotclasses']"
 
 static const velero_case restore_velero_cases[] = {
@@ -663,8 +747,9 @@ int main(void)
         cmocka_unit_test(test_velero_spec),   cmocka_unit_test(test_nacuuid),
         cmocka_unit_test(test_uuid4),         cmocka_unit_test(test_queue_position),
         cmocka_unit_test(test_conditions),    cmocka_unit_test(test_phase_rank),
-        cmocka_unit_test(test_check_restore), cmocka_unit_test(test_restore_spec),
-        cmocka_unit_test(test_nacuuid_valid), cmocka_unit_test(test_nacuuid_for),
+        cmocka_unit_test(test_check_restore), cmocka_unit_test(test_restore_backup_names),
+        cmocka_unit_test(test_restore_spec),  cmocka_unit_test(test_nacuuid_valid),
+        cmocka_unit_test(test_nacuuid_for),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -294,3 +294,69 @@ void test_runs(void **state)
     assert_string_equal(err.message, "status.phase: expected string, got integer");
     json_object_put(bad);
 }
+
+/* The time of a run (docs/status.md): its object's creation, or the start its controller recorded
+ * when that is earlier (a copy, e.g. a Backup made by Velero's backup sync); without either, the
+ * fire time it was made for. */
+void test_run_times(void **state)
+{
+    static const struct {
+        const char *label, *obj, *at, *started;
+    } cases[] = {
+        {"a Backup started after its submission (waited in the queue): its creation",
+         BACKUP("s", "s-20261124010020", "2026-11-24T01:00:20Z",
+                COMPLETED("2026-11-24T01:40:00Z", "2026-11-24T01:50:00Z")),
+         "2026-11-24T01:00:20Z", "2026-11-24T01:40:00Z"},
+        {"a Backup not started yet: its creation", BACKUP("s", "s-1", "2026-11-24T01:00:20Z", ""),
+         "2026-11-24T01:00:20Z", "2026-11-24T01:00:20Z"},
+        {"a Backup made by Velero's backup sync: its start, three days before the copy",
+         BACKUP("s", "s-20261121010004", "2026-11-24T08:30:00Z",
+                COMPLETED("2026-11-21T01:00:04Z", "2026-11-21T01:12:40Z")),
+         "2026-11-21T01:00:04Z", "2026-11-21T01:00:04Z"},
+        {"a synced copy whose name carries no time: its start",
+         BACKUP("s", "s-before-upgrade", "2026-11-24T01:02:00Z",
+                COMPLETED("2026-11-21T01:00:04Z", "2026-11-21T01:12:40Z")),
+         "2026-11-21T01:00:04Z", "2026-11-21T01:00:04Z"},
+        {"a Backup without creationTimestamp: its start",
+         "{'metadata':{'name':'s-1'},'status':{'phase':'InProgress','startTimestamp':'2026-11-"
+         "24T01:00:25Z'}}",
+         "2026-11-24T01:00:25Z", "2026-11-24T01:00:25Z"},
+        {"a Backup with neither: the time in its name (Velero's submission)",
+         "{'metadata':{'name':'s-20261124010020'},'status':{'phase':'New'}}",
+         "2026-11-24T01:00:20Z", "2026-11-24T01:00:20Z"},
+        {"a Backup with neither and no time in its name: none", "{'metadata':{'name':'s'}}", NULL,
+         NULL},
+        {"a Job started after its creation: its creation",
+         JOB("cj", "29924760", "2026-11-24T02:00:02Z", ACTIVE("2026-11-24T02:00:03Z")),
+         "2026-11-24T02:00:02Z", "2026-11-24T02:00:03Z"},
+        {"a Job created late, the annotation says 02:00: its creation (the lateness shows)",
+         "{'metadata':{'name':'cj-29924760','creationTimestamp':'2026-11-24T02:20:00Z',"
+         "'annotations':{'batch.kubernetes.io/cronjob-scheduled-timestamp':'2026-11-24T02:00:00Z'"
+         "}},'status':{'startTime':'2026-11-24T02:20:01Z','active':1}}",
+         "2026-11-24T02:20:00Z", "2026-11-24T02:20:01Z"},
+        {"a Job copied with its status: its start",
+         JOB("cj", "29924760", "2026-11-24T09:00:00Z",
+             DONE("2026-11-24T02:00:03Z", "2026-11-24T02:04:03Z")),
+         "2026-11-24T02:00:03Z", "2026-11-24T02:00:03Z"},
+        {"a Job with neither: its scheduled time (the name's minutes)",
+         "{'metadata':{'name':'cj-29924760','labels':{'recurring-job.longhorn.io':'cj'}}}",
+         "2026-11-24T02:00:00Z", "2026-11-24T02:00:00Z"},
+    };
+    cw_health_run r;
+    cw_error err;
+    (void)state;
+    for (size_t i = 0; i < N(cases); i++) {
+        json_object *o = tjson(cases[i].obj);
+        int job = strstr(cases[i].label, "a Job") == cases[i].label;
+        assert_int_equal(job ? cw_health_run_from_job(o, &r, &err)
+                             : cw_health_run_from_backup(o, &r, &err),
+                         CW_OK);
+        int64_t at = cases[i].at ? ttime(cases[i].at) : CW_HEALTH_NONE;
+        int64_t started = cases[i].started ? ttime(cases[i].started) : CW_HEALTH_NONE;
+        if (r.created != at || r.started != started)
+            fail_msg("%s: run at %lld, started %lld; want %lld, %lld", cases[i].label,
+                     (long long)r.created, (long long)r.started, (long long)at, (long long)started);
+        cw_health_run_free(&r);
+        json_object_put(o);
+    }
+}
