@@ -18,6 +18,9 @@
 #define DRAIN_QUIET_MS 1000 /* idle keep-alive connections are closed after this */
 #define WATCHDOG_MS    200
 
+/* A probe request's context between its headers and its answer (cw_httpd_serve_probe). */
+static char probe_mark;
+
 /* Per connection (libmicrohttpd's socket context): the client's address for the per-client cap,
  * and the deadline the watchdog holds it to. */
 typedef struct cw_httpd_conn {
@@ -201,7 +204,9 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
         atomic_fetch_sub(&h->in_flight, 1);
         touch(h);
     }
-    if (h->cfg.completed)
+    if (*req_cls == &probe_mark) /* a probe's own */
+        *req_cls = NULL;
+    else if (h->cfg.completed)
         h->cfg.completed(h->cfg.ud, c, req_cls);
 }
 
@@ -450,11 +455,27 @@ static enum MHD_Result text(cw_httpd *h, struct MHD_Connection *c, unsigned stat
     return cw_httpd_reply(h, c, status, "text/plain; charset=utf-8", body, (size_t)n, allow, 0);
 }
 
+/* Whether a request announces a body (a length above zero, or chunks). */
+static int has_body(struct MHD_Connection *c)
+{
+    const char *cl =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    return (cl && strspn(cl, "0") != strlen(cl)) ||
+           MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING);
+}
+
 enum MHD_Result cw_httpd_serve_probe(cw_httpd *h, const cw_httpd_probes *p,
                                      struct MHD_Connection *c, enum cw_httpd_probe which,
-                                     const char *method, unsigned *status)
+                                     const char *method, void **req_cls, unsigned *status)
 {
     *status = 0;
+    /* Without a body the answer comes at the end of the request, so the connection stays
+     * usable (libmicrohttpd closes one answered before its request ended); with a body it comes
+     * at once and the body is never read. */
+    if (req_cls && !*req_cls && !has_body(c)) {
+        *req_cls = &probe_mark;
+        return MHD_YES;
+    }
     if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
         cw_log(CW_LOG_WARN, "request refused", CW_LS("method", method),
                CW_LS("path", probe_paths[which]), CW_LI("status", 405),

@@ -113,12 +113,14 @@ typedef struct cw_httpd_probes {
 } cw_httpd_probes;
 
 enum cw_httpd_probe cw_httpd_probe_route(const char *url);
-/* Answers a probe route at its headers (a body is never read: the connection closes after the
- * answer if one was sent): GET/HEAD only (405 otherwise, logged); /healthz 200 "ok"; /readyz 503
+/* Answers a probe route (call it with the handler's req_cls for every call of the request, or
+ * NULL to answer at the headers, after which libmicrohttpd closes the connection; a body is
+ * never read: a request announcing one is answered at its headers and its connection closes):
+ * GET/HEAD only (405 otherwise, logged); /healthz 200 "ok"; /readyz 503
  * "shutting down" while draining, 503 with the ready callback's reason, else 200 "ok"; /metrics
  * the registry. *status: the code queued, for the caller's counter. */
 enum MHD_Result cw_httpd_serve_probe(cw_httpd *h, const cw_httpd_probes *p,
                                      struct MHD_Connection *c, enum cw_httpd_probe which,
-                                     const char *method, unsigned *status);
+                                     const char *method, void **req_cls, unsigned *status);
 
 #endif

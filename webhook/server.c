@@ -112,7 +112,8 @@ static int json_content_type(const char *ct)
     return *ct == '\0' || *ct == ';';
 }
 
-/* /healthz, /readyz (a loaded certificate), /metrics (the certificate's expiry read now). */
+/* /healthz, /readyz (a loaded certificate), /metrics (the certificate's expiry read now),
+ * answered at the headers. */
 static int certificate_loaded(void *ud, char *why, size_t whylen)
 {
     cw_webhook_server *s = ud;
@@ -134,7 +135,7 @@ static enum MHD_Result serve_probe(cw_webhook_server *s, struct MHD_Connection *
     cw_httpd_probes p = {s->cfg.metrics, certificate_loaded, refresh_expiry, s};
     unsigned status = 0;
     enum MHD_Result ret = cw_httpd_serve_probe(
-        &s->http, &p, c, (enum cw_httpd_probe)(r - R_HEALTHZ), method, &status);
+        &s->http, &p, c, (enum cw_httpd_probe)(r - R_HEALTHZ), method, NULL, &status);
     if (status)
         count_response(s, r, status);
     return ret;

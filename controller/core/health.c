@@ -48,7 +48,7 @@ static enum MHD_Result on_request(void *ud, struct MHD_Connection *c, const char
         return refuse(h, c, 404, "not found", 0);
     cw_httpd_probes p = {h->cfg.metrics, h->cfg.ready, NULL, h->cfg.ready_ud};
     unsigned status = 0;
-    enum MHD_Result ret = cw_httpd_serve_probe(&h->http, &p, c, which, method, &status);
+    enum MHD_Result ret = cw_httpd_serve_probe(&h->http, &p, c, which, method, req_cls, &status);
     if (status)
         count(h, url, status);
     return ret;
