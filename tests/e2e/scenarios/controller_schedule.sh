@@ -5,7 +5,8 @@
 # not finished holds its schedule back; unpausing with and without skipImmediately; a crash between
 # the Backup and the status write, a graceful restart and a second replica, all without duplicate
 # Backups; and the role refuses what the controller never does. A stand-in for Velero marks Backups
-# Completed (except those labelled hold=true).
+# Completed (except those labelled hold=true). Beside it all, a slowloris on the probe port of a
+# controller of its own (issue 33): /healthz keeps answering within the liveness probe's 2 s.
 . "$(dirname "$0")/../lib.sh"
 e2e_start current
 apply_crds
