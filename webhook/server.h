@@ -6,13 +6,13 @@
 #ifndef CW_WEBHOOK_SERVER_H
 #define CW_WEBHOOK_SERVER_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "defaults/policy.h"
 #include "lib/error.h"
+#include "lib/httpd.h"
 #include "lib/metrics.h"
 #include "webhook/certstore.h"
 
@@ -21,7 +21,7 @@
 #define CW_WEBHOOK_PRIORITIES                                                                      \
     "NONE:+VERS-TLS1.3:+VERS-TLS1.2:+ECDHE-ECDSA:+ECDHE-RSA:+DHE-RSA:+AES-256-GCM:+AES-128-GCM:"   \
     "+CHACHA20-POLY1305:+AEAD:+SIGN-ALL:+GROUP-ALL:+COMP-NULL:+CTYPE-X509"
-#define CW_WEBHOOK_MAX_THREADS 256
+#define CW_WEBHOOK_MAX_THREADS CW_HTTPD_MAX_THREADS
 
 typedef struct cw_webhook_config {
     const char *listen;             /* "ADDR:PORT", "[v6]:PORT" or ":PORT"; port 0: any free port */
@@ -38,24 +38,15 @@ typedef struct cw_webhook_config {
     const char *constant_response; /* benchmarks only: answer every review with this body */
 } cw_webhook_config;
 
-struct MHD_Daemon;
 struct MHD_Response;
 
 typedef struct cw_webhook_server {
-    struct MHD_Daemon *daemons[CW_WEBHOOK_MAX_THREADS]; /* one per thread, sharing the port */
-    unsigned ndaemons;
+    cw_httpd http; /* the edge: lib/httpd */
     cw_webhook_config cfg;
     uint16_t port;
-    atomic_int in_flight;
+    atomic_int in_flight; /* admission requests being received or decided */
     atomic_int draining;
-    atomic_llong last_activity_ms; /* monotonic, start or end of the latest request */
     struct MHD_Response *constant;
-    atomic_int connections;     /* open, over every event loop (--max-connections) */
-    pthread_mutex_t conns_lock; /* the open connections' deadlines (read by the watchdog) */
-    struct conn_ctx *conns;
-    pthread_t watchdog;
-    int watchdog_running;
-    atomic_int stop_watchdog;
     cw_metrics own_metrics;
     cw_metric *m_requests, *m_responses, *m_duration, *m_in_flight, *m_expiry, *m_reloads;
 } cw_webhook_server;

@@ -358,6 +358,12 @@ expect "replicas, resources, extraArgs, scheduling of both Deployments" "$(jq '
   --set 'controller.tolerations[0].key=infra,controller.tolerations[0].operator=Exists,controller.tolerations[0].effect=NoSchedule' \
   --set webhook.priorityClassName=system-cluster-critical --set controller.priorityClassName=system-cluster-critical
 
+expect "controller.networkPolicy.enabled=false: no NetworkPolicy" \
+  "$(jq 'map(select(.kind != "NetworkPolicy"))' <<<"$BASE")" --set controller.networkPolicy.enabled=false
+expect "controller.networkPolicy.from: the peers given (the nodes' addresses for a filtering CNI)" "$(jq '
+  map(if .kind == "NetworkPolicy" then .spec.ingress[0].from = [{"ipBlock": {"cidr": "10.0.0.0/8"}}] else . end)' <<<"$BASE")" \
+  --set-json 'controller.networkPolicy.from=[{"ipBlock":{"cidr":"10.0.0.0/8"}}]'
+
 # ---- bad values: refused, with the reason -------------------------------------------------------
 SCHEMA="Error: values don't meet the specifications of the schema(s) in the following chart(s):
 cronwarden:"
@@ -374,6 +380,9 @@ refused "--set velero.namespace=Bad_NS" "$SCHEMA
 - at '/velero/namespace': 'anyOf' failed
   - at '/velero/namespace': 'Bad_NS' does not match pattern '^[a-z0-9]([-a-z0-9]*[a-z0-9])?\$'
   - at '/velero/namespace': value must be ''"
+# no peers would admit everyone: disable the policy instead
+refused "--set-json controller.networkPolicy.from=[]" "$SCHEMA
+- at '/controller/networkPolicy/from': minItems: got 0, want 1"
 refused "--set webhook.certificate.mode=certManager" "$SCHEMA
 - at '/webhook': additional properties 'certificate' not allowed"
 refused "--set webhook.failurePolicy.validating.volumes=Warn" "$SCHEMA

@@ -5,7 +5,8 @@
 # not finished holds its schedule back; unpausing with and without skipImmediately; a crash between
 # the Backup and the status write, a graceful restart and a second replica, all without duplicate
 # Backups; and the role refuses what the controller never does. A stand-in for Velero marks Backups
-# Completed (except those labelled hold=true).
+# Completed (except those labelled hold=true). Beside it all, a slowloris on the probe port of a
+# controller of its own (issue 33): /healthz keeps answering within the liveness probe's 2 s.
 . "$(dirname "$0")/../lib.sh"
 e2e_start current
 apply_crds
@@ -18,6 +19,27 @@ kc create namespace "$LEASE_NS" >/dev/null
 assert_ok kc apply -f "$CW_SOURCE_DIR/deploy/controller/rbac.yaml"
 assert_ok kc create clusterrolebinding cronwarden-controller-user --clusterrole=cronwarden-controller --user=controller
 assert_ok kc create rolebinding cronwarden-controller-user -n "$LEASE_NS" --role=cronwarden-controller-leader-election --user=controller
+
+# The probe port under a slowloris (issue 33): 70 connections trickling one byte every 9 s for
+# 65 s, from 127.0.0.2 (an attacking pod's address; the kubelet probes from the node's), while a
+# probe GETs /healthz with the liveness probe's 2 s timeout every 2.5 s. It runs beside the steps
+# below against a controller of its own that only reads (schedule-health, no lease), and is judged
+# at the end. The attack tool is tests/soak/slowclients, built once with Debian's Go.
+e2e_step "a slowloris on a controller's probe port starts (judged at the end)"
+slowclients=${XDG_CACHE_HOME:-$HOME/.cache}/cronwarden/slowclients-$(sha256sum "$CW_SOURCE_DIR/tests/soak/slowclients/main.go" | cut -c1-12)
+if [ ! -x "$slowclients" ]; then
+  mkdir -p "$(dirname "$slowclients")" "$CW_E2E_DIR/go"
+  PATH=/usr/lib/go/bin:$PATH GOCACHE="$CW_E2E_DIR/go" GO111MODULE=off CGO_ENABLED=0 HOME="$CW_E2E_DIR" \
+    go build -o "$slowclients.tmp" "$CW_SOURCE_DIR/tests/soak/slowclients/main.go"
+  mv "$slowclients.tmp" "$slowclients"
+fi
+e2e_bg edge "$CW_BINARY" controller --controllers schedule-health --leader-elect=false --metrics-listen 127.0.0.1:0
+wait_for 15 "the edge controller's port" grep -q 'metrics_port=' "$(log_of edge)"
+EDGE_PORT=$(grep -o 'metrics_port=[0-9]*' "$(log_of edge)" | sed -n 1p | cut -d= -f2)
+e2e_bg slowloris "$slowclients" -addr "127.0.0.1:$EDGE_PORT" -n 70 -interval 9s -plain -get /healthz -from 127.0.0.2
+e2e_bg probes bash -c 'end=$(( $(date +%s) + 65 )); while [ "$(date +%s)" -lt "$end" ]; do
+    curl -s -o /dev/null -m 2 -w "%{http_code} %{time_total}\n" "http://127.0.0.1:'"$EDGE_PORT"'/healthz" || true
+    sleep 2.5; done; echo done'
 
 # ctl NAME [VAR=VALUE...]: a controller replica as user controller, in the background.
 ctl() {
@@ -228,6 +250,17 @@ for s in plain skip noskip held paused paused2; do
   [ "$gaps" -ge 4 ] || e2e_fail "$s has Backups $gaps s apart: $(tr '\n' ' ' <<<"$names")"
   e2e_log "$s: $(wc -l <<<"$names") Backups, closest $gaps s apart"
 done
+
+e2e_step "the slowloris: /healthz answered every probe within 2 s"
+wait_for 70 "the probe loop's end" grep -q '^done' "$(log_of probes)"
+e2e_stop slowloris
+probes=$(grep -v '^done' "$(log_of probes)")
+e2e_log "slowloris: $(grep slowclients "$(log_of slowloris)" | tail -1); edge: $(grep -c 'reason="too slow"\|reason=too slow' "$(log_of edge)") connections cut"
+e2e_log "probes: $(wc -l <<<"$probes"), latency max $(awk '{print $2}' <<<"$probes" | sort -g | tail -1) s, p50 $(awk '{print $2}' <<<"$probes" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}') s"
+[ "$(wc -l <<<"$probes")" -ge 20 ] || e2e_fail "only $(wc -l <<<"$probes") probes in 65 s"
+failed=$(grep -vc '^200 ' <<<"$probes" || true)
+assert_eq 0 "$failed" "failed /healthz probes under the slowloris: $(grep -v '^200 ' <<<"$probes" | tr '\n' ';')"
+grep -q 'too slow' "$(log_of edge)" || e2e_fail "the edge cut no slow connection: was there an attack?"
 
 e2e_step "RBAC is minimal: what the controller never does is refused"
 if grep -qi forbidden "$CW_E2E_DIR"/logs/ctl*.log; then e2e_fail "a controller was refused something: $(grep -hi forbidden "$CW_E2E_DIR"/logs/ctl*.log | head -3)"; fi

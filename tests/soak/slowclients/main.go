@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"flag"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -21,14 +22,30 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:9443", "server address")
 	n := flag.Int("n", 500, "connections to keep open")
 	interval := flag.Duration("interval", 5*time.Second, "pause between bytes")
+	plain := flag.Bool("plain", false, "plain HTTP instead of TLS")
+	get := flag.String("get", "", "trickle GET PATH from the first byte (no request sent whole first)")
+	from := flag.String("from", "", "local address to connect from")
 	flag.Parse()
 	var open, dials, closed int64
 	req := []byte("POST /mutate HTTP/1.1\r\nHost: soak\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+	if *get != "" {
+		req = []byte("GET " + *get + " HTTP/1.1\r\nHost: slow\r\nUser-Agent: slowclients\r\n\r\n")
+	}
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	if *from != "" {
+		dialer.LocalAddr = &net.TCPAddr{IP: net.ParseIP(*from)}
+	}
+	dial := func() (net.Conn, error) {
+		if *plain {
+			return dialer.Dial("tcp", *addr)
+		}
+		return tls.DialWithDialer(dialer, "tcp", *addr, &tls.Config{InsecureSkipVerify: true})
+	}
 	for i := 0; i < *n; i++ {
 		go func() {
 			for {
 				atomic.AddInt64(&dials, 1)
-				c, err := tls.Dial("tcp", *addr, &tls.Config{InsecureSkipVerify: true})
+				c, err := dial()
 				if err != nil {
 					time.Sleep(time.Second)
 					continue
@@ -38,7 +55,9 @@ func main() {
 				// before the soak measures: the server's per-connection state is at its steady
 				// size, and later trickled requests (one every len(req)*interval) repeat it.
 				c.SetWriteDeadline(time.Now().Add(10 * time.Second))
-				if _, err := c.Write(req); err != nil {
+				if *get != "" {
+					// nothing whole: the slowloris shape
+				} else if _, err := c.Write(req); err != nil {
 					c.Close()
 					atomic.AddInt64(&open, -1)
 					atomic.AddInt64(&closed, 1)
