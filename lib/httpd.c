@@ -157,9 +157,10 @@ static void *watchdog(void *arg)
         pthread_mutex_lock(&h->conns_lock);
         for (cw_httpd_conn *cc = h->conns; cc; cc = cc->next)
             if (cc->fd >= 0 && now > cc->deadline_us) {
-                shutdown(cc->fd, SHUT_RDWR);
-                cc->deadline_us = INT64_MAX; /* once */
+                /* Counted before the shutdown: whoever sees the close sees the count. */
                 atomic_fetch_add(&h->cut, 1);
+                cc->deadline_us = INT64_MAX; /* once */
+                shutdown(cc->fd, SHUT_RDWR);
                 cw_log(CW_LOG_WARN, "connection closed", CW_LS("reason", "too slow"));
             }
         pthread_mutex_unlock(&h->conns_lock);
