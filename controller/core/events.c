@@ -1,8 +1,10 @@
 #include "controller/core/events.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include "cron/tz.h"
 #include "lib/buf.h"
@@ -30,25 +32,73 @@ static json_object *child(json_object *parent, const char *key)
     return c;
 }
 
+static int build(json_object *obj, const char *evname, const char *type, const char *reason,
+                 const char *message, int64_t now_ms, json_object **out, cw_error *err);
+
+/* An Event's name is a DNS subdomain of at most 253 characters whose labels end on a letter or
+ * digit: the object's name cut to CW_CTRL_EVENT_PREFIX_MAX, less a trailing '-' or '.', then
+ * "." and 16 hex digits. */
+static void name_prefix(const char *name, char *out, size_t outlen)
+{
+    size_t n = strlen(name);
+    if (n > CW_CTRL_EVENT_PREFIX_MAX)
+        n = CW_CTRL_EVENT_PREFIX_MAX;
+    while (n > 0 && !isalnum((unsigned char)name[n - 1]))
+        n--;
+    snprintf(out, outlen, "%.*s", (int)n, name);
+}
+
+void cw_ctrl_event_name(json_object *obj, uint64_t id, char *out, size_t outlen)
+{
+    const char *name = cw_json_path_string(obj, "metadata.name");
+    const char *ns = cw_json_path_string(obj, "metadata.namespace");
+    const char *api = cw_json_path_string(obj, "apiVersion");
+    const char *kind = cw_json_path_string(obj, "kind");
+    char prefix[CW_CTRL_EVENT_PREFIX_MAX + 1], identity[1024];
+    name_prefix(name ? name : "", prefix, sizeof(prefix));
+    /* The whole identity, not the cut name: two objects whose names share their first 236
+     * characters, or a RecurringJob and a Schedule of one name, never share an Event. A name
+     * longer than identity's room (no Kubernetes name is) would only be hashed shorter. */
+    int len = snprintf(identity, sizeof(identity), "%s\n%s\n%s\n%s\n%016" PRIx64, api ? api : "",
+                       kind ? kind : "", ns ? ns : "", name ? name : "", id);
+    size_t hlen = len < 0 ? 0 : (size_t)len < sizeof(identity) ? (size_t)len : sizeof(identity) - 1;
+    snprintf(out, outlen, "%s.%016" PRIx64, prefix, (uint64_t)XXH64(identity, hlen, 0));
+}
+
 int cw_ctrl_event_build(json_object *obj, const char *type, const char *reason, const char *message,
                         int64_t now_ms, json_object **out, cw_error *err)
 {
-    /* client-go's name: unique per object and instant, so two replicas never collide. */
-    return cw_ctrl_event_build_named(obj, type, reason, message, (uint64_t)now_ms * 1000000u,
-                                     now_ms, out, err);
+    const char *name = cw_json_path_string(obj, "metadata.name");
+    uint64_t ns = (uint64_t)now_ms * 1000000u;
+    char evname[CW_CTRL_EVENT_NAME_MAX + 1];
+    /* client-go's recorder's name ("<object>.<hex nanoseconds>": unique per object and instant,
+     * so two replicas never collide) when it is a valid name; a longer object name gets the
+     * identity's (client-go's would be refused by the API server). */
+    if (name && strlen(name) <= CW_CTRL_EVENT_PREFIX_MAX)
+        snprintf(evname, sizeof(evname), "%s.%" PRIx64, name, ns);
+    else
+        cw_ctrl_event_name(obj, ns, evname, sizeof(evname));
+    return build(obj, evname, type, reason, message, now_ms, out, err);
 }
 
 int cw_ctrl_event_build_named(json_object *obj, const char *type, const char *reason,
                               const char *message, uint64_t id, int64_t now_ms, json_object **out,
                               cw_error *err)
 {
+    char evname[CW_CTRL_EVENT_NAME_MAX + 1];
+    cw_ctrl_event_name(obj, id, evname, sizeof(evname));
+    return build(obj, evname, type, reason, message, now_ms, out, err);
+}
+
+static int build(json_object *obj, const char *evname, const char *type, const char *reason,
+                 const char *message, int64_t now_ms, json_object **out, cw_error *err)
+{
     const char *name = cw_json_path_string(obj, "metadata.name");
-    char evname[320], when[CW_TZ_RFC3339_MAX];
+    char when[CW_TZ_RFC3339_MAX];
     int rc = CW_ENOMEM;
     *out = NULL;
     if (!name || !*name)
         return cw_error_set(err, CW_EINVAL, "event %s: the object has no metadata.name", reason);
-    snprintf(evname, sizeof(evname), "%.250s.%" PRIx64, name, id);
     cw_tz_format_rfc3339(now_ms / 1000, 0, when, sizeof(when));
     json_object *ev = json_object_new_object();
     json_object *m = ev ? child(ev, "metadata") : NULL;
@@ -81,15 +131,19 @@ done:
     return rc == CW_OK ? CW_OK : cw_error_oom(err);
 }
 
+static int create(cw_kube_client *kube, json_object *obj, json_object *ev, cw_error *err)
+{
+    cw_kube_resource r = {"", "v1", "events", cw_json_path_string(obj, "metadata.namespace")};
+    return cw_kube_create(kube, &r, ev, NULL, NULL, err);
+}
+
 static int post_named(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
                       const char *message, uint64_t id, int64_t now_ms, cw_error *err)
 {
     json_object *ev = NULL;
     int rc = cw_ctrl_event_build_named(obj, type, reason, message, id, now_ms, &ev, err);
-    if (rc == CW_OK) {
-        cw_kube_resource r = {"", "v1", "events", cw_json_path_string(obj, "metadata.namespace")};
-        rc = cw_kube_create(kube, &r, ev, NULL, NULL, err);
-    }
+    if (rc == CW_OK)
+        rc = create(kube, obj, ev, err);
     json_object_put(ev);
     return rc;
 }
@@ -97,7 +151,12 @@ static int post_named(cw_kube_client *kube, json_object *obj, const char *type, 
 int cw_ctrl_event_post(cw_kube_client *kube, json_object *obj, const char *type, const char *reason,
                        const char *message, int64_t now_ms, cw_error *err)
 {
-    return post_named(kube, obj, type, reason, message, (uint64_t)now_ms * 1000000u, now_ms, err);
+    json_object *ev = NULL;
+    int rc = cw_ctrl_event_build(obj, type, reason, message, now_ms, &ev, err);
+    if (rc == CW_OK)
+        rc = create(kube, obj, ev, err);
+    json_object_put(ev);
+    return rc;
 }
 
 /* ---- once per (object, reason, message) ---- */

@@ -16,15 +16,27 @@
 
 #define CW_CTRL_EVENT_COMPONENT "cronwarden-controller"
 
+/* An Event name is at most 253 characters: a prefix of the object's name, ".", 16 hex digits. */
+#define CW_CTRL_EVENT_NAME_MAX   253
+#define CW_CTRL_EVENT_PREFIX_MAX (CW_CTRL_EVENT_NAME_MAX - 17)
+
+/* The name of the Event about occurrence id of obj: "<name>.<hash>", the name cut to
+ * CW_CTRL_EVENT_PREFIX_MAX and to end on a letter or digit, the hash 16 hex digits of XXH64 (seed
+ * 0) over "<apiVersion>\n<kind>\n<namespace>\n<name>\n<id as 16 hex digits>" — the whole
+ * identity, so that names cut alike or two kinds of one name never share an Event. */
+void cw_ctrl_event_name(json_object *obj, uint64_t id, char *out, size_t outlen);
+
 /* The Event object about obj (it needs apiVersion, kind, metadata.name, namespace, uid) into
- * *out (caller's). type is "Normal" or "Warning"; now_ms wall-clock ms (the Event's name and
- * times). CW_EINVAL when obj lacks its name; CW_ENOMEM. */
+ * *out (caller's). type is "Normal" or "Warning"; now_ms wall-clock ms (the Event's times, and
+ * its name as client-go's recorder makes it: "<object>.<hex nanoseconds>", or for an object name
+ * over CW_CTRL_EVENT_PREFIX_MAX cw_ctrl_event_name's with the nanoseconds as id). CW_EINVAL when
+ * obj lacks its name; CW_ENOMEM. */
 int cw_ctrl_event_build(json_object *obj, const char *type, const char *reason, const char *message,
                         int64_t now_ms, json_object **out, cw_error *err) CW_MUST_CHECK;
-/* The same with the Event named "<object>.<hex id>" whatever the time: id names one occurrence
- * (e.g. a run's fire time in nanoseconds), so the same occurrence posted again, by a restarted
- * process or another replica, is the same Event (the API answers 409) while the API server keeps
- * it (--event-ttl). */
+/* The same with the Event named after one occurrence whatever the time (cw_ctrl_event_name): id
+ * names it (e.g. a run's fire time in nanoseconds), so the same occurrence posted again, by a
+ * restarted process or another replica, is the same Event (the API answers 409) while the API
+ * server keeps it (--event-ttl). */
 int cw_ctrl_event_build_named(json_object *obj, const char *type, const char *reason,
                               const char *message, uint64_t id, int64_t now_ms, json_object **out,
                               cw_error *err) CW_MUST_CHECK;

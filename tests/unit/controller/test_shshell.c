@@ -230,12 +230,12 @@ static void judged_and_said(void **state)
     start(&f, &cfg, answers, N(answers));
     shell_reconcile(&f, "RecurringJob/longhorn-system/daily", "Failing", HOUR_MS, 0, 1,
                     "failed run: one Event");
-    sent_event(&f, 22, "daily.18862a8f9780f801", "ScheduleRunFailed", FAILED_MSG, "rj-daily");
+    sent_event(&f, 22, "daily.09ffe8ed090e8289", "ScheduleRunFailed", FAILED_MSG, "rj-daily");
     shell_reconcile(&f, "RecurringJob/longhorn-system/daily", "Failing", HOUR_MS, 0, 0,
                     "the same run: not said again");
     shell_reconcile(&f, "RecurringJob/longhorn-system/hourly", "Suspended", 361000, 0, 1,
                     "suspended over a fire time: missed, looked at when 00:00's grace ends");
-    sent_event(&f, 23, "hourly.18866f0bbd416000", "ScheduleMissedRun", MISSED_MSG, "rj-hourly");
+    sent_event(&f, 23, "hourly.66a298c88132ba47", "ScheduleMissedRun", MISSED_MSG, "rj-hourly");
     shell_reconcile(&f, "RecurringJob/longhorn-system/hourly", "Suspended", 361000, 0, 0,
                     "missed once: counted and said once");
     shell_reconcile(&f, "Schedule/velero/nightly", "Stuck", HOUR_MS, 0, 0, "stuck: no Event");
@@ -272,7 +272,7 @@ static void restart_says_nothing_twice(void **state)
     start(&f, &cfg, restarted, N(restarted) - 1);
     shell_reconcile(&f, "RecurringJob/longhorn-system/daily", "Failing", HOUR_MS, 0, 1,
                     "restart: posted before");
-    sent_event(&f, 22, "daily.18862a8f9780f801", "ScheduleRunFailed", FAILED_MSG, "rj-daily");
+    sent_event(&f, 22, "daily.09ffe8ed090e8289", "ScheduleRunFailed", FAILED_MSG, "rj-daily");
     shell_reconcile(&f, "RecurringJob/longhorn-system/daily", "Failing", HOUR_MS, 0, 0,
                     "restart: remembered");
     shell_reconcile(&f, "RecurringJob/longhorn-system/hourly", "Suspended", 361000, 0, 1,
