@@ -133,6 +133,14 @@ metadata: {name: snap-suspended, namespace: $PL}
 spec: {name: snap-suspended, task: snapshot, cron: "$(date -u -d "@$PFIRE" +'%-M %-H') * * *", groups: [], retain: 3, concurrency: 1, labels: {}}
 YAML
 cronjob "$PL" snap-suspended "$(date -u -d "@$PFIRE" +'%-M %-H') * * *" true
+# Issue 33 (5): a Velero Schedule due at PFIRE whose only Backup comes from Velero's backup sync
+# after PFIRE (a new creationTimestamp, the startTimestamp of a run three days ago): PFIRE missed.
+assert_ok kc apply -f - <<YAML
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: synced, namespace: $PV}
+spec: {schedule: "$(date -u -d "@$PFIRE" +'%-M %-H') * * *", template: {includedNamespaces: [shop], ttl: 720h0m0s}}
+YAML
 
 e2e_step "Longhorn: RecurringJobs, their CronJobs (one suspended, one missing) and Jobs"
 assert_ok kc create namespace longhorn-system
@@ -442,6 +450,10 @@ cronjob "$PL" backup-failing "$AWAY" false
 manual_job backup-failing backup-failing-1 "$(failed_status $((NOW_S - 300)) $((NOW_S - 60)))"
 BACKUP_NS=$PV backup nightly-stuck nightly-stuck $((NOW_S - 86400)) "$(completed $((NOW_S - 86400)) $((NOW_S - 86400 + 600)))"
 BACKUP_NS=$PV backup nightly-stuck nightly-stuck "$STUCK" "{\"phase\":\"InProgress\",\"startTimestamp\":\"$(at "$STUCK")\"}"
+# the synced Backup, made after PFIRE as backup sync would make it
+while [ "$(date +%s)" -le "$PFIRE" ]; do sleep 1; done
+SYNCED_START=$((PFIRE - 3 * 86400))
+BACKUP_NS=$PV backup synced synced "$SYNCED_START" "$(completed "$SYNCED_START" $((SYNCED_START + 600)))"
 prom_ctl() {
   e2e_bg "$1" "$CW_BINARY" controller --controllers schedule-health --longhorn-namespace "$PL" --namespace "$PV" \
     --schedule-health-grace 2s --kubeconfig "$CW_E2E_DIR/kubeconfig" --leader-election-namespace "$PL" \
@@ -483,6 +495,12 @@ e2e_step "Prometheus: PFIRE missed while snap-suspended's CronJob was suspended;
 # Found by the controller once PFIRE's grace is over (on its timer, or on a first look after it);
 # the rule compares PFIRE with the last success's end, so a run that succeeds in the same minute
 # the alert fires resolves it (a rule that took the minute the miss was seen for its time did not).
+# The synced Backup is no run of PFIRE: its time is its startTimestamp (docs/status.md).
+prom_schedule_alert CronwardenScheduleMissedRun Schedule "$PV" synced firing 30
+assert_eq 1 "$(prom_value "cronwarden_schedule_missed_runs_total{kind=\"Schedule\",namespace=\"$PV\",name=\"synced\"}")" "synced: PFIRE missed, once"
+assert_eq "$PFIRE" "$(prom_value "cronwarden_schedule_last_missed_timestamp_seconds{kind=\"Schedule\",namespace=\"$PV\",name=\"synced\"}")" "synced: the fire time missed"
+assert_eq "$((SYNCED_START + 600))" "$(prom_value "cronwarden_schedule_last_success_timestamp_seconds{kind=\"Schedule\",namespace=\"$PV\",name=\"synced\"}")" "synced: the last success three days ago"
+assert_eq "Schedule/synced Warning" "$(kc get events -n "$PV" --field-selector reason=ScheduleMissedRun -o json | jq -r '.items[] | "\(.involvedObject.kind)/\(.involvedObject.name) \(.type)"')" "synced: the missed run's Event"
 prom_schedule_alert CronwardenScheduleMissedRun RecurringJob "$PL" snap-suspended firing \
   $(( PFIRE > $(date +%s) ? PFIRE - $(date +%s) + 30 : 30 ))
 FIRED_S=$(date +%s)
@@ -504,6 +522,29 @@ e2e_stop prom-ctl2 # before Velero's CRDs go
 e2e_step "the default reconcilers: one informer per resource, namespace and selectors; no two /metrics series the same"
 # Namespaces with nothing in them: the reconcilers find nothing to write, their informers run all
 # the same (the RecurringJobs read by three reconcilers, Volumes and the DaemonSet by two).
+# Issue 33 (4): two Velero Schedules whose names share their first 250 characters, each with a
+# Backup failed in the same second: two Warning Events, not one (their names hash the whole
+# identity). Velero labels a Backup with its schedule's name, cut to 57 characters and six hex
+# digits of its sha256 past 63 (label.GetValidName), which cron status reads already ($LONG).
+assert_ok kc create namespace dflt-ve
+TWIN=nightly-$(printf 'a%.0s' $(seq 242))
+FAILED_AT=$(( ($(date +%s) - 60) / 3600 * 3600 )) # a fire time at least a minute past
+for t in 1 2; do
+  label=${TWIN:0:57}$(printf '%s' "$TWIN-$t" | sha256sum | cut -c1-6)
+  assert_ok kc apply -f - <<YAML
+apiVersion: velero.io/v1
+kind: Schedule
+metadata: {name: $TWIN-$t, namespace: dflt-ve}
+spec: {schedule: "0 * * * *", template: {includedNamespaces: [shop], ttl: 720h0m0s}}
+---
+apiVersion: velero.io/v1
+kind: Backup
+metadata: {name: twin-$t, namespace: dflt-ve, labels: {velero.io/schedule-name: $label, velero.io/storage-location: default}}
+spec: {includedNamespaces: [shop]}
+YAML
+  status_of "/apis/velero.io/v1/namespaces/dflt-ve/backups/twin-$t" \
+    "{\"phase\":\"Failed\",\"startTimestamp\":\"$(at $((FAILED_AT + 1)))\",\"completionTimestamp\":\"$(at $((FAILED_AT + 20)))\",\"failureReason\":\"the storage location is unavailable\"}" ""
+done
 e2e_bg dflt-ctl "$CW_BINARY" controller --longhorn-namespace dflt-lh --namespace dflt-ve \
   --kubeconfig "$CW_E2E_DIR/kubeconfig" --leader-elect=false --metrics-listen 127.0.0.1:0
 wait_for 30 "dflt-ctl to listen" grep -q 'metrics_port=' "$(log_of dflt-ctl)"
@@ -519,6 +560,11 @@ for family in synced objects missing; do
 done
 assert_eq "$STARTED" "$(metric_sum dflt-ctl cronwarden_controller_informer_synced)" "every informer synced"
 assert_eq 1 "$(grep -c '^cronwarden_controller_informer_synced{resource="recurringjobs",group="longhorn.io",version="v1beta[12]",namespace="dflt-lh",label_selector="",field_selector=""} 1$' "$E2E_DIR/dflt-metrics")" "the RecurringJobs, once"
+twins() { kc get events -n dflt-ve --field-selector reason=ScheduleRunFailed -o json |
+  jq -r '[.items[] | select(.involvedObject.name | startswith("nightly-aaa"))] | "\(length) \(map(.metadata.name) | unique | length) \(map(.involvedObject.name[-2:]) | sort | join(" ")) \(map(.metadata.name | length <= 253) | all)"'; }
+twins_posted() { [ "$(kc get events -n dflt-ve --field-selector reason=ScheduleRunFailed -o name | wc -l)" -ge 2 ]; }
+wait_for 30 "the two Schedules' Events" twins_posted
+assert_eq "2 2 -1 -2 true" "$(twins)" "two Events, two names of at most 253 characters, one per Schedule"
 e2e_stop dflt-ctl
 
 e2e_step "a cluster without Velero: its rows are left out, not an error"
