@@ -8,7 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "defaults/recurringjob.h"
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 #include "health/health.h"
 #include "lib/k8sname.h"
 #include "lib/opts.h"

@@ -7,7 +7,7 @@
 
 #include "controller/core/shell.h"
 #include "controller/schedulehealth.h"
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 #include "lib/json.h"
 #include "lib/k8sname.h"
 #include "lib/log.h"

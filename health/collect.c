@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 #include "lib/grow.h"
 #include "lib/json.h"
 
