@@ -6,7 +6,7 @@
 #include "cmd/cmd.h"
 #include "kube/config.h"
 #include "lib/log.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 
 typedef struct feed {
     cw_cmd_object_fn fn;
