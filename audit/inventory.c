@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "audit/internal.h"
+#include "defaults/kinds.h"
 #include "defaults/volume.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
@@ -321,15 +322,18 @@ int cw_audit_add(cw_audit *a, json_object *obj, const char *source, cw_error *er
     }
     if (!ns)
         ns = "";
-    int longhorn = !strncmp(api, "longhorn.io/", 12), velero = !strncmp(api, "velero.io/", 10);
-    if (longhorn && !strcmp(kind, "RecurringJob"))
+    const cw_kind *k = cw_kind_of(api, kind, CW_READ_AUDIT);
+    switch (k ? k->id : CW_KIND_COUNT) {
+    case CW_KIND_RECURRINGJOB:
         return add_recurringjob(a, obj, ns, name, source, err);
-    if (longhorn && !strcmp(kind, "Volume"))
+    case CW_KIND_VOLUME:
         return add_volume(a, obj, ns, name, source, err);
-    if (velero && !strcmp(kind, "Schedule"))
+    case CW_KIND_SCHEDULE:
         return add_schedule(a, obj, ns, name, source, err);
-    if (!strncmp(api, "storage.k8s.io/", 15) && !strcmp(kind, "StorageClass"))
+    case CW_KIND_STORAGECLASS:
         return add_storageclass(a, obj, name, err);
-    a->skipped_objects++;
-    return CW_OK;
+    default:
+        a->skipped_objects++;
+        return CW_OK;
+    }
 }

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "bench_util.h"
-#include "controller/backupqueue.h"
+#include "velero/backupqueue.h"
 #include "controller/core/store.h"
 #include "lib/json.h"
 

@@ -35,7 +35,7 @@
 #include "kube/client.h"
 #include "kube/config.h"
 #include "lib/pool.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 
 #define NOW     1795510800LL /* 2026-11-24T09:00:00Z */
 #define NOW_STR "2026-11-24T09:00:00Z"

@@ -17,7 +17,7 @@
 #include "defaults/policy.h"
 #include "cron/tz.h"
 #include "lib/yaml.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 #include "migrate/plan.h"
 
 static int child_parse(const char *path)

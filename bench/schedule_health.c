@@ -20,7 +20,7 @@
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "lib/metrics.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 
 #define PAGE 100
 

@@ -6,6 +6,7 @@
 
 #include <json-c/json.h>
 
+#include "defaults/kinds.h"
 #include "defaults/policy.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -145,7 +146,8 @@ int cw_cmd_opts(const cw_opt *own, size_t nown, cw_cmd_common_flags *common, cw_
  * source says where it came from ("file: document 2, items[3]", "live"). */
 typedef int (*cw_cmd_object_fn)(void *ud, json_object *obj, const char *source, cw_error *err);
 /* Manifests: files, directories (recursive) or "-", at most max_bytes in all (migrate's loaders;
- * Lists flattened); drop: member paths the report never reads (cw_load_file_lean), or NULL. */
+ * Lists flattened); drop: member paths the report never reads (cw_load_file_lean, kube/manifest.h),
+ * or NULL. */
 int cw_cmd_feed_files(const cw_strlist *paths, long long max_bytes, const char *const *drop,
                       cw_cmd_object_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
 /* What to LIST for a report: group/resource in ns (NULL: all namespaces), with an optional
@@ -158,5 +160,10 @@ typedef struct cw_cmd_live_source {
  * not serve is skipped (logged at info level). */
 int cw_cmd_feed_live(const char *kubeconfig, const char *context, const cw_cmd_live_source *src,
                      size_t n, cw_cmd_object_fn fn, void *ud, cw_error *err) CW_MUST_CHECK;
+/* The sources of the kinds reader (a CW_READ_*) reads (defaults/kinds.h), in the table's order,
+ * into out: a kind of Longhorn's or batch in ns, of Velero's in velero_ns (NULL: all namespaces).
+ * Returns how many. */
+size_t cw_cmd_kind_sources(unsigned reader, const char *ns, const char *velero_ns,
+                           cw_cmd_live_source out[CW_KIND_COUNT]);
 
 #endif

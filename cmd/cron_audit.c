@@ -125,14 +125,9 @@ static int add_object(void *ud, json_object *obj, const char *source, cw_error *
 
 static int feed_live(cw_audit *a, cw_error *err)
 {
-    const cw_cmd_live_source src[] = {
-        {"longhorn.io", "recurringjobs", o.namespace, NULL},
-        {"longhorn.io", "volumes", o.namespace, NULL},
-        {"storage.k8s.io", "storageclasses", NULL, NULL},
-        {"velero.io", "schedules", o.velero_namespace, NULL},
-    };
-    return cw_cmd_feed_live(o.common.kubeconfig, o.common.context, src,
-                            sizeof(src) / sizeof(src[0]), add_object, a, err);
+    cw_cmd_live_source src[CW_KIND_COUNT];
+    size_t n = cw_cmd_kind_sources(CW_READ_AUDIT, o.namespace, o.velero_namespace, src);
+    return cw_cmd_feed_live(o.common.kubeconfig, o.common.context, src, n, add_object, a, err);
 }
 
 /* "snapshot=2m" rows into the config's overrides (owned by *out). */

@@ -8,7 +8,6 @@
 
 #include "cmd/cmd.h"
 #include "defaults/recurringjob.h"
-#include "defaults/schedule.h"
 #include "health/health.h"
 #include "lib/k8sname.h"
 #include "lib/opts.h"
@@ -96,18 +95,9 @@ static int add_object(void *ud, json_object *obj, const char *source, cw_error *
 /* What the model reads, in Longhorn's and Velero's namespaces. */
 static int feed_live(cw_health *h, cw_error *err)
 {
-    const cw_cmd_live_source src[] = {
-        {"longhorn.io", "recurringjobs", o.namespace, NULL},
-        {"batch", "cronjobs", o.namespace, NULL},
-        {"batch", "jobs", o.namespace, NULL},
-        {"longhorn.io", "volumes", o.namespace, NULL},
-        {"longhorn.io", "backupvolumes", o.namespace, NULL},
-        {"longhorn.io", "backups", o.namespace, NULL},
-        {"velero.io", "schedules", o.velero_namespace, NULL},
-        {"velero.io", "backups", o.velero_namespace, CW_SCHEDULE_NAME_LABEL},
-    };
-    return cw_cmd_feed_live(o.common.kubeconfig, o.common.context, src,
-                            sizeof(src) / sizeof(src[0]), add_object, h, err);
+    cw_cmd_live_source src[CW_KIND_COUNT];
+    size_t n = cw_cmd_kind_sources(CW_READ_STATUS, o.namespace, o.velero_namespace, src);
+    return cw_cmd_feed_live(o.common.kubeconfig, o.common.context, src, n, add_object, h, err);
 }
 
 static int configure(cw_health_config *c, cw_tzdb *tzdb, cw_error *err)

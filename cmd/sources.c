@@ -1,12 +1,12 @@
-/* Objects for the read-only reports (cron audit, cron status): manifests through migrate's
- * loaders, or a live cluster through paged LISTs, one object at a time. */
+/* Objects for the read-only reports (cron audit, cron status): manifests through kube/manifest, or
+ * a live cluster through paged LISTs, one object at a time. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
 #include "kube/config.h"
 #include "lib/log.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 
 typedef struct feed {
     cw_cmd_object_fn fn;
@@ -108,4 +108,20 @@ int cw_cmd_feed_live(const char *kubeconfig, const char *context, const cw_cmd_l
     cw_kube_client_free(kube);
     cw_kube_config_free(&kcfg);
     return rc;
+}
+
+size_t cw_cmd_kind_sources(unsigned reader, const char *ns, const char *velero_ns,
+                           cw_cmd_live_source out[CW_KIND_COUNT])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < CW_KIND_COUNT; i++) {
+        const cw_kind *k = &cw_kinds[i];
+        if (!(k->readers & reader))
+            continue;
+        const char *in = k->where == CW_KIND_HOME     ? ns
+                         : k->where == CW_KIND_VELERO ? velero_ns
+                                                      : NULL;
+        out[n++] = (cw_cmd_live_source){k->group, k->resource, in, k->selector};
+    }
+    return n;
 }

@@ -18,7 +18,7 @@
 #ifndef CW_BQCTL_APPLY_H
 #define CW_BQCTL_APPLY_H
 
-#include "controller/backupqueue.h"
+#include "velero/backupqueue.h"
 #include "controller/core/reconciler.h"
 
 /* Its config (config_init from --namespace, --concurrent-backups, --queue-resync). */

@@ -11,7 +11,7 @@
 #include "controller/core/reconciler.h"
 #include "controller/core/shell.h"
 #include "controller/flags.h"
-#include "controller/nonadmin.h"
+#include "oadp/nonadmin_lifecycle.h"
 #include "controller/nonadmin_keep.h"
 
 typedef struct cw_nacshell_kind cw_nacshell_kind;

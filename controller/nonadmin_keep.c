@@ -12,7 +12,7 @@
 #define TOOBIG  "cronwarden.io/spec-bytes" /* not kept: its size, over CW_NAC_SPEC_MAX */
 #define NOSHARE "cronwarden.io/spec-held"  /* not kept: what its namespace held then */
 
-/* What the decisions read of metadata (controller/nonadmin*.c, the shell's writes and Events). */
+/* What the decisions read of metadata (oadp/nonadmin*.c, the shell's writes and Events). */
 static const char *const meta_kept[] = {"name",
                                         "namespace",
                                         "uid",

@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <stddef.h>
 
-#include "controller/nonadmin.h"
+#include "oadp/nonadmin_lifecycle.h"
 #include "lib/error.h"
 #include "lib/strmap.h"
 

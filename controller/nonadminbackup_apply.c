@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "controller/nonadmin_apply.h"
-#include "controller/nonadminbackup.h"
+#include "oadp/nonadminbackup.h"
 #include "lib/json.h"
 
 /* While being deleted: the DeleteBackupRequests of its Velero Backup (live: deletion is rare and

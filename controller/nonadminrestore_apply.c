@@ -1,7 +1,7 @@
 #include "controller/nonadminrestore_apply.h"
 
 #include "controller/nonadmin_apply.h"
-#include "controller/nonadminrestore.h"
+#include "oadp/nonadminrestore.h"
 #include "lib/json.h"
 
 static int allow_init_hooks; /* --allow-restore-init-hooks */

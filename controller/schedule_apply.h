@@ -9,7 +9,7 @@
 
 #include "controller/core/reconciler.h"
 #include "controller/flags.h"
-#include "controller/schedule.h"
+#include "velero/schedctl.h"
 
 /* Its config (config_init from --namespace and --schedule-skip-immediately). */
 typedef struct cw_schedule_config {

@@ -7,7 +7,8 @@
 
 #include "controller/core/shell.h"
 #include "controller/schedulehealth.h"
-#include "defaults/schedule.h"
+#include "defaults/kinds.h"
+#include "velero/schedule.h"
 #include "lib/json.h"
 #include "lib/k8sname.h"
 #include "lib/log.h"
@@ -143,18 +144,17 @@ static int init(cw_shell *s, void **state, cw_error *err)
 
 /* ---- what it reads: every object into the model, its identity into the cache ---- */
 
-/* What each informer is: its kind, its API group (for the model's remove). */
-static const struct {
-    const char *kind, *group;
-} kinds[] = {
-    [CW_SH_RECURRINGJOBS] = {"RecurringJob", "longhorn.io"},
-    [CW_SH_CRONJOBS] = {"CronJob", "batch"},
-    [CW_SH_JOBS] = {"Job", "batch"},
-    [CW_SH_VOLUMES] = {"Volume", "longhorn.io"},
-    [CW_SH_LHBACKUPS] = {"Backup", "longhorn.io"},
-    [CW_SH_BACKUPVOLUMES] = {"BackupVolume", "longhorn.io"},
-    [CW_SH_SCHEDULES] = {"Schedule", "velero.io"},
-    [CW_SH_BACKUPS] = {"Backup", "velero.io"},
+/* What each store-less informer reads: its row of defaults/kinds.h (the kind the model is told,
+ * the group its remove is keyed by). */
+static const cw_kind_id kind_of[] = {
+    [CW_SH_RECURRINGJOBS] = CW_KIND_RECURRINGJOB,
+    [CW_SH_CRONJOBS] = CW_KIND_CRONJOB,
+    [CW_SH_JOBS] = CW_KIND_JOB,
+    [CW_SH_VOLUMES] = CW_KIND_VOLUME,
+    [CW_SH_LHBACKUPS] = CW_KIND_LHBACKUP,
+    [CW_SH_BACKUPVOLUMES] = CW_KIND_BACKUPVOLUME,
+    [CW_SH_SCHEDULES] = CW_KIND_SCHEDULE,
+    [CW_SH_BACKUPS] = CW_KIND_BACKUP,
 };
 
 /* A Velero Schedule's label value, for its Backups to find it (long names are hashed). Called
@@ -188,9 +188,9 @@ static void feed(cw_shell *s, json_object *obj, size_t inf)
         json_object_object_add(obj, "apiVersion",
                                json_object_new_string(cw_shell_api_version(s, inf)));
     if (add_kind)
-        json_object_object_add(obj, "kind", json_object_new_string(kinds[inf].kind));
+        json_object_object_add(obj, "kind", json_object_new_string(cw_kinds[kind_of[inf]].kind));
     pthread_mutex_lock(&st->mu);
-    if (cw_health_add(&st->model, obj, kinds[inf].kind, &err) != CW_OK)
+    if (cw_health_add(&st->model, obj, cw_kinds[kind_of[inf]].kind, &err) != CW_OK)
         cw_log(CW_LOG_WARN, "cannot judge this object", CW_LS("controller", s->r->name),
                CW_LS("object", name ? name : ""), CW_LS("namespace", ns ? ns : ""),
                CW_LS("error", err.message));
@@ -239,7 +239,8 @@ static void changed(cw_shell *s, size_t inf, cw_informer_op op, const char *key)
              !owner_key(st, inf, ns, name, wake, sizeof(wake)))
         wake[0] = '\0';
     if (op == CW_INFORMER_DELETE) {
-        cw_health_remove(&st->model, kinds[inf].group, kinds[inf].kind, ns, name);
+        cw_health_remove(&st->model, cw_kinds[kind_of[inf]].group, cw_kinds[kind_of[inf]].kind, ns,
+                         name);
         if (inf == CW_SH_SCHEDULES)
             remember_label(st, ns, name, 1);
     }

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/schedule.h"
+#include "defaults/kinds.h"
+#include "velero/schedule.h"
 #include "lib/grow.h"
 #include "lib/json.h"
 
@@ -240,24 +241,27 @@ int cw_health_add(cw_health *h, json_object *obj, const char *source, cw_error *
     }
     if (!ns)
         ns = "";
-    int longhorn = !strncmp(api, "longhorn.io/", 12), velero = !strncmp(api, "velero.io/", 10);
-    int batch = !strncmp(api, "batch/", 6);
-    if (longhorn && !strcmp(kind, "RecurringJob"))
+    const cw_kind *k = cw_kind_of(api, kind, CW_READ_STATUS);
+    switch (k ? k->id : CW_KIND_COUNT) {
+    case CW_KIND_RECURRINGJOB:
         return add_sched(h, obj, CW_HEALTH_RECURRINGJOB, ns, name, source, err);
-    if (velero && !strcmp(kind, "Schedule"))
+    case CW_KIND_SCHEDULE:
         return add_sched(h, obj, CW_HEALTH_SCHEDULE, ns, name, source, err);
-    if (batch && !strcmp(kind, "CronJob"))
+    case CW_KIND_CRONJOB:
         return add_cronjob(h, obj, ns, source, err);
-    if (batch && !strcmp(kind, "Job"))
+    case CW_KIND_JOB:
         return add_run(h, obj, 1, ns, name, source, err);
-    if (velero && !strcmp(kind, "Backup"))
+    case CW_KIND_BACKUP:
         return add_run(h, obj, 0, ns, name, source, err);
-    if (longhorn && !strcmp(kind, "Volume"))
+    case CW_KIND_VOLUME:
         return cw_health__add_volume(h, obj, ns, name, source, err);
-    if (longhorn && (!strcmp(kind, "Backup") || !strcmp(kind, "BackupVolume")))
-        return cw_health__add_backup(h, obj, !strcmp(kind, "BackupVolume"), ns, name, source, err);
-    h->ignored++;
-    return CW_OK;
+    case CW_KIND_LHBACKUP:
+    case CW_KIND_BACKUPVOLUME:
+        return cw_health__add_backup(h, obj, k->id == CW_KIND_BACKUPVOLUME, ns, name, source, err);
+    default:
+        h->ignored++;
+        return CW_OK;
+    }
 }
 
 void cw_health_remove(cw_health *h, const char *api, const char *kind, const char *ns,
@@ -265,26 +269,27 @@ void cw_health_remove(cw_health *h, const char *api, const char *kind, const cha
 {
     cw_buf key;
     cw_buf_init(&key);
-    int longhorn = !strcmp(api, "longhorn.io"), velero = !strcmp(api, "velero.io");
-    int batch = !strcmp(api, "batch");
-    const char *prefix = longhorn && !strcmp(kind, "RecurringJob")   ? "R/"
-                         : velero && !strcmp(kind, "Schedule")       ? "S/"
-                         : batch && !strcmp(kind, "Job")             ? "J/"
-                         : velero && !strcmp(kind, "Backup")         ? "B/"
-                         : longhorn && !strcmp(kind, "Backup")       ? "L/"
-                         : longhorn && !strcmp(kind, "BackupVolume") ? "V/"
-                                                                     : "";
+    const cw_kind *k = cw_kind_of_group(api, kind, CW_READ_STATUS);
+    cw_kind_id id = k ? k->id : CW_KIND_COUNT;
+    /* the model's key of each kind (keyf) */
+    const char *prefix = id == CW_KIND_RECURRINGJOB   ? "R/"
+                         : id == CW_KIND_SCHEDULE     ? "S/"
+                         : id == CW_KIND_JOB          ? "J/"
+                         : id == CW_KIND_BACKUP       ? "B/"
+                         : id == CW_KIND_LHBACKUP     ? "L/"
+                         : id == CW_KIND_BACKUPVOLUME ? "V/"
+                                                      : "";
     if (keyf(&key, prefix, ns, name) != CW_OK)
         goto done;
-    if (!strcmp(prefix, "R/") || !strcmp(prefix, "S/"))
+    if (id == CW_KIND_RECURRINGJOB || id == CW_KIND_SCHEDULE)
         free_sched(cw_strmap_del_s(&h->scheds, cw_buf_str(&key)));
-    else if (!strcmp(prefix, "J/") || !strcmp(prefix, "B/"))
+    else if (id == CW_KIND_JOB || id == CW_KIND_BACKUP)
         drop_run(h, cw_buf_str(&key));
     else if (*prefix)
         free_backup(cw_strmap_del_s(&h->backups, cw_buf_str(&key)));
-    else if (longhorn && !strcmp(kind, "Volume"))
+    else if (id == CW_KIND_VOLUME)
         cw_health__volume_free(h, cw_strmap_del_s(&h->volumes, cw_buf_str(&key)));
-    else if (batch && !strcmp(kind, "CronJob")) {
+    else if (id == CW_KIND_CRONJOB) {
         /* stored under its RecurringJob's name, which is its own in Longhorn */
         cw_health_cronjob *c = cw_strmap_get_s(&h->cronjobs, cw_buf_str(&key));
         if (c && c->name && !strcmp(c->name, name))

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 #include "lib/json.h"
 
 #define SCHEDULED_ANNOTATION "batch.kubernetes.io/cronjob-scheduled-timestamp"

@@ -8,7 +8,7 @@
 #include "lib/json.h"
 #include "lib/log.h"
 #include "lib/yaml.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 #include "migrate/outsafe.h"
 #include "migrate/run.h"
 #include "migrate/write.h"

@@ -2,7 +2,7 @@
 #include "lib/json.h"
 #include "lib/jsonscan.h"
 #include "lib/yaml.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 
 #include <errno.h>
 #include <fcntl.h>

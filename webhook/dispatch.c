@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "defaults/recurringjob.h"
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 #include "defaults/volume.h"
 
 typedef int (*policy_fn)(const cw_policy_config *cfg, cw_operation op, json_object *old,

@@ -1,4 +1,4 @@
-/* Offline migrate on one file's text: migrate/load (YAML multi-document or JSON, Lists flattened)
+/* Offline migrate on one file's text: kube/manifest (YAML multi-document or JSON, Lists flattened)
  * feeding the planner (cw_plan_add, cw_plan_finish), then migrate/write rewriting the same text
  * (cw_write_transform) and the RecurringJobs (cw_write_recurringjobs). Invariants, besides no
  * crash, leak or UB:
@@ -15,7 +15,7 @@
 #include "lib/jsonprune.h"
 #include "lib/jsonwalk.h"
 #include "cron/tz.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 #include "migrate/plan.h"
 #include "migrate/write.h"
 

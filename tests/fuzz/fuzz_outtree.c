@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 #include "migrate/outsafe.h"
 #include "migrate/write.h"
 

@@ -353,7 +353,7 @@ EOF
 
 e2e_step "backupNames no object can have: BackingOff with OADP's NotFound answer, never asked for, not retried"
 # OADP reads the NonAdminBackup through controller-runtime's cache, whose NotFound names the Kind;
-# the name as Go's %q writes it (defaults/nonadmin.c). Each name holds "zq" (but ".."), so that
+# the name as Go's %q writes it (oadp/nonadmin.c). Each name holds "zq" (but ".."), so that
 # any request for one shows in the audit log; "daily\u0000zq" would read "daily" in C.
 NF='NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup.oadp.openshift.io %s not found'
 LONG=zq$(printf 'a%.0s' $(seq 252))

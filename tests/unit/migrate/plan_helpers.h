@@ -11,7 +11,7 @@
 #include "defaults/policy.h"
 #include "lib/buf.h"
 #include "cron/tz.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 #include "migrate/plan.h"
 
 typedef struct {

@@ -2,11 +2,11 @@
  * next-run timing. Parser messages and next-run values were produced by the real robfig/cron v3
  * (Debian golang-github-robfig-cron-v3-dev) running Velero's getNextRunTime logic with TZ=UTC.
  * JSON in the tables uses ' for " (see policy_case.h). */
-#include "policy_case.h"
+#include "tests/unit/defaults/policy_case.h"
 
 #include <stdint.h>
 
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 #include "cron/tz.h"
 #include "tests/unit/tzdb_fixture.h"
 

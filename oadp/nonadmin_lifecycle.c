@@ -1,4 +1,4 @@
-#include "controller/nonadmin.h"
+#include "oadp/nonadmin_lifecycle.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "defaults/nonadmin_scope.h"
+#include "oadp/nonadmin_scope.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,16 +1,16 @@
-/* What the NonAdminBackup and NonAdminRestore decisions share (controller/nonadminbackup.c,
- * controller/nonadminrestore.c): one kind descriptor with OADP's names, the actions a step
+/* What the NonAdminBackup and NonAdminRestore decisions share (oadp/nonadminbackup.c,
+ * oadp/nonadminrestore.c): one kind descriptor with OADP's names, the actions a step
  * returns, the status being built (phases only forward, conditions as metav1 sets them, copies
  * and queue position written only when they differ), finalizers, the Velero object with OADP's
  * origin labels and annotations, and the common lifecycle: first sight -> New; New/BackingOff ->
  * validate, record the nacuuid, hold the finalizer, create or adopt the Velero object -> Created;
- * Created -> mirror it. Rules from defaults/nonadmin.h; docs/controller.md. */
+ * Created -> mirror it. Rules from oadp/nonadmin.h; docs/controller.md. */
 #ifndef CW_NAC_H
 #define CW_NAC_H
 
 #include <json-c/json.h>
 
-#include "defaults/nonadmin.h"
+#include "oadp/nonadmin.h"
 #include "lib/error.h"
 
 typedef struct cw_nac_kind {

@@ -1,4 +1,4 @@
-#include "controller/nonadminrestore.h"
+#include "oadp/nonadminrestore.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* defaults/nonadmin.c: OADP's non-admin rules. Tables of real cases with exact results: the
+/* oadp/nonadmin.c: OADP's non-admin rules. Tables of real cases with exact results: the
  * backupSpec checks and their messages (the attacker's tries among them), the enforced spec, the
  * Velero spec built from a NonAdminBackup, nacuuid shortening, the queue-position rule (ties in
  * creation time, finished Backups, the backup queue's own position) and condition bookkeeping. */
@@ -6,7 +6,7 @@
 
 #include <ctype.h>
 
-#include "defaults/nonadmin.h"
+#include "oadp/nonadmin.h"
 
 #define R(f) "NonAdminBackup spec.backupSpec." f " is restricted"
 #define ENF                                                                                        \

@@ -1,8 +1,8 @@
 /* The OADP NonAdminRestore reconciler's decision: a pure function of the NonAdminRestore, its
  * Velero Restore, the Velero Restores of the OADP namespace, the NonAdminBackup it names and that
  * one's Velero Backup, the configuration and "now". The lifecycle is NonAdminBackup's
- * (controller/nonadmin.h) with OADP's restore rules and the tenancy rules (defaults/nonadmin.h,
- * defaults/nonadmin_scope.h) and names; docs/controller.md (sections nonadminrestore, Tenancy):
+ * (oadp/nonadmin_lifecycle.h) with OADP's restore rules and the tenancy rules (oadp/nonadmin.h,
+ * oadp/nonadmin_scope.h) and names; docs/controller.md (sections nonadminrestore, Tenancy):
  *
  *   no phase                          -> status.phase New
  *   New/BackingOff, spec refused      -> BackingOff, Accepted=False InvalidRestoreSpec <message>
@@ -22,7 +22,7 @@
 #ifndef CW_NARCTL_H
 #define CW_NARCTL_H
 
-#include "controller/nonadmin.h"
+#include "oadp/nonadmin_lifecycle.h"
 
 typedef struct cw_narctl_config {
     const char *oadp_namespace;

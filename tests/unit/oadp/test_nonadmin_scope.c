@@ -1,10 +1,10 @@
-/* defaults/nonadmin_scope.c: what keeps a non-admin backup or restore in its namespace. Tables of
+/* oadp/nonadmin_scope.c: what keeps a non-admin backup or restore in its namespace. Tables of
  * real cases with exact messages: hooks (init containers, exec hooks, namespace selectors of every
  * form), resource policies and modifiers against the administrator's list, resource filters that
  * would clash with the exclusions, the list flag's names. The user's namespace is shop. */
 #include "nac_test.h"
 
-#include "defaults/nonadmin_scope.h"
+#include "oadp/nonadmin_scope.h"
 
 #define NAB "NonAdminBackup spec.backupSpec"
 #define NAR "NonAdminRestore spec.restoreSpec"

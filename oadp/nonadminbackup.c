@@ -1,4 +1,4 @@
-#include "controller/nonadminbackup.h"
+#include "oadp/nonadminbackup.h"
 
 #include <stdlib.h>
 #include <string.h>

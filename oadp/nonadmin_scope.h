@@ -1,5 +1,5 @@
 /* What keeps a non-admin backup or restore inside its namespace, besides OADP's spec checks
- * (defaults/nonadmin.h): the kinds every Velero Backup and Restore made for a NonAdminBackup or
+ * (oadp/nonadmin.h): the kinds every Velero Backup and Restore made for a NonAdminBackup or
  * NonAdminRestore excludes, hooks held to the user's namespace (and init-container restore hooks
  * refused unless the administrator allows them), resource policies and modifiers only from the
  * administrator's list, and the administrator's options for all of it. Pure functions; the
@@ -79,7 +79,7 @@ int cw_nac_check_resources(json_object *spec, const char *what, int restore, cha
 int cw_nac_check_enforced_scope(json_object *enforced, const char *users, int restore,
                                 cw_error *err);
 
-/* *msg := the formatted text (caller frees). CW_OK or CW_ENOMEM. Shared by defaults/nonadmin*.c. */
+/* *msg := the formatted text (caller frees). CW_OK or CW_ENOMEM. Shared by oadp/nonadmin*.c. */
 int cw_nac_msgf(char **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,4 +1,4 @@
-#include "controller/backupqueue_ns.h"
+#include "velero/backupqueue_ns.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,9 +2,9 @@
  * NonAdminRestore): the rules OADP's non-admin controller applies, as pure functions — which
  * spec.backupSpec / spec.restoreSpec a namespace's user may ask for (OADP's messages, with the
  * field paths users write), the Velero specs made from them (with the tenancy rules of
- * defaults/nonadmin_scope.h), the Velero objects' name (nacuuid) and origin, the estimated queue
- * position, and metav1.Condition bookkeeping. Used by controller/nonadmin*.c. Rules:
- * docs/controller.md (sections nonadminbackup, nonadminrestore, Tenancy). */
+ * oadp/nonadmin_scope.h), the Velero objects' name (nacuuid) and origin, the estimated queue
+ * position, and metav1.Condition bookkeeping. Used by oadp/nonadmin{_lifecycle,backup,restore}.c.
+ * Rules: docs/controller.md (sections nonadminbackup, nonadminrestore, Tenancy). */
 #ifndef CW_NONADMIN_H
 #define CW_NONADMIN_H
 
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defaults/nonadmin_scope.h"
+#include "oadp/nonadmin_scope.h"
 #include "lib/error.h"
 
 /* OADP's names, kept byte for byte. */
@@ -55,7 +55,7 @@ int cw_nac_size_msg(int restore, size_t bytes, char **msg);
 int cw_nac_share_msg(int restore, const char *ns, size_t held, char **msg);
 
 /* OADP's ValidateBackupSpec, in its order, then what keeps the backup in its namespace
- * (defaults/nonadmin_scope.h: resource filters, hooks, resourcePolicy); the first problem wins.
+ * (oadp/nonadmin_scope.h: resource filters, hooks, resourcePolicy); the first problem wins.
  * spec is spec.backupSpec (may be NULL), ns the NonAdminBackup's namespace, enforced the
  * administrator's BackupSpec (may be NULL), p the administrator's policy (NULL: allow nothing).
  * *msg (caller frees) is NULL when the spec is acceptable, else OADP's text, e.g.
@@ -103,7 +103,7 @@ int cw_nar_backup_addressable(json_object *bn);
  * restored") whose Velero Backup exists and carries that NonAdminBackup's origin (its nacuuid
  * label and origin annotations: a status written by someone else cannot point a restore at
  * another namespace's backup); includeClusterResources only false; enforced fields as for
- * backups; then resource filters, hooks and resourceModifier (defaults/nonadmin_scope.h). *msg as
+ * backups; then resource filters, hooks and resourceModifier (oadp/nonadmin_scope.h). *msg as
  * cw_nab_check_spec. */
 int cw_nar_check_spec(json_object *spec, const cw_nar_context *c, char **msg);
 /* As cw_nab_check_enforced, for a RestoreSpec (scheduleName, backupName, includedNamespaces,

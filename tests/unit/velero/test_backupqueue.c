@@ -1,11 +1,11 @@
-/* The backup queue's decision (controller/backupqueue.c) and namespace resolution
- * (controller/backupqueue_ns.c): tables of real cases compared exactly, the seed's worked example
+/* The backup queue's decision (velero/backupqueue.c) and namespace resolution
+ * (velero/backupqueue_ns.c): tables of real cases compared exactly, the seed's worked example
  * (seed 002: five Backups, concurrency 2) played through to the end with every intermediate
  * position, and every case replayed with its writes applied: deciding again writes nothing. */
-#include "ctrl_test.h"
+#include "tests/unit/controller/ctrl_test.h"
 
-#include "controller/backupqueue.h"
-#include "controller/backupqueue_ns.h"
+#include "velero/backupqueue.h"
+#include "velero/backupqueue_ns.h"
 
 /* A Backup: name, phase ("" for none), queuePosition (-1: absent), creation second, spec. */
 #define BK(name, phase, pos, sec, spec)                                                            \

@@ -1,6 +1,6 @@
 /* The Velero Schedule reconciler's decision: a pure function of the Schedule, the Backups of that
  * schedule, the configuration and "now", returning what to write. Every rule it applies comes from
- * defaults/schedule.h (cw_schedule_validate, cw_schedule_effective_skip, cw_schedule_next_run);
+ * velero/schedule.h (cw_schedule_validate, cw_schedule_effective_skip, cw_schedule_next_run);
  * this file only orders them and shapes the writes. Contract: docs/compat.md (Velero),
  * docs/controller.md.
  *

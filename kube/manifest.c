@@ -1,4 +1,4 @@
-#include "migrate/load.h"
+#include "kube/manifest.h"
 #include "lib/log.h"
 #include "lib/buf.h"
 #include "lib/json.h"

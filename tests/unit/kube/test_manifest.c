@@ -1,4 +1,4 @@
-/* migrate/load: cw_load_file_lean (a read-only mapping given back as a JSON List is read) delivers
+/* kube/manifest: cw_load_file_lean (a read-only mapping given back as a JSON List is read) delivers
  * exactly what cw_load_file delivers — the same objects, the same places, the same errors — for
  * a List larger than what is given back at a time, a file whose size is a whole number of pages
  * (the byte after it must still read as NUL), YAML, an empty file and a missing one. */
@@ -13,7 +13,7 @@
 
 #include "lib/buf.h"
 #include "lib/json.h"
-#include "migrate/load.h"
+#include "kube/manifest.h"
 
 static int record(void *ud, const cw_load_unit *u, cw_error *err)
 {

@@ -1,8 +1,8 @@
-/* What the non-admin rule tests share (tests/unit/defaults/test_nonadmin*.c). */
+/* What the non-admin rule tests share (tests/unit/oadp/test_nonadmin*.c). */
 #ifndef CW_TEST_NAC_H
 #define CW_TEST_NAC_H
 
-#include "../controller/ctrl_test.h"
+#include "tests/unit/controller/ctrl_test.h"
 
 /* A check's message against a table row: want NULL means accepted. Frees msg. */
 __attribute__((unused)) static void expect_msg(const char *label, char *msg, const char *want)

@@ -1,16 +1,16 @@
-/* The NonAdminBackup and NonAdminRestore decisions (controller/nonadminbackup.c,
- * nonadminrestore.c, over controller/nonadmin.c): every transition, one
+/* The NonAdminBackup and NonAdminRestore decisions (oadp/nonadminbackup.c,
+ * nonadminrestore.c, over oadp/nonadmin_lifecycle.c): every transition, one
  * table of real cases compared exactly (outcome, the whole new status, finalizers, the Velero
  * Backup and DeleteBackupRequest to create, the deletions). Every case that writes a status or
  * finalizers is then replayed on the object as written: the decision must not write the same thing
  * twice (a no-op resync writes nothing). The NonAdminBackup is shop/daily; now is T1. */
-#include "ctrl_test.h"
+#include "tests/unit/controller/ctrl_test.h"
 
 #include "controller/nonadmin_keep.h"
 #include "kube/client.h"
 #include "lib/buf.h"
-#include "controller/nonadminbackup.h"
-#include "controller/nonadminrestore.h"
+#include "oadp/nonadminbackup.h"
+#include "oadp/nonadminrestore.h"
 
 #define T0   "2026-01-01T00:00:00Z"
 #define T1   "2026-01-01T00:00:05Z"

@@ -1,4 +1,4 @@
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 
 #include <openssl/sha.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
-#include "controller/schedule.h"
+#include "velero/schedctl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/schedule.h"
+#include "velero/schedule.h"
 #include "cron/cron.h"
 #include "lib/json.h"
 #include "cron/tz.h"

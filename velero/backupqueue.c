@@ -1,10 +1,10 @@
-#include "controller/backupqueue.h"
+#include "velero/backupqueue.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/backupqueue_ns.h"
+#include "velero/backupqueue_ns.h"
 #include "cron/tz.h"
 #include "lib/grow.h"
 #include "lib/json.h"

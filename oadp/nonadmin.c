@@ -1,4 +1,4 @@
-#include "defaults/nonadmin.h"
+#include "oadp/nonadmin.h"
 
 #include <openssl/rand.h>
 #include <stdio.h>

@@ -1,10 +1,10 @@
 /* The OADP NonAdminBackup reconciler's decision: a pure function of the NonAdminBackup, its Velero
  * Backup, the Velero Backups of the OADP namespace, its DeleteBackupRequests, the configuration
- * and "now", returning the one step to take. Rules from defaults/nonadmin.h and
- * defaults/nonadmin_scope.h (the Velero Backup made: includedNamespaces [ns], OADP's exclusions,
- * hooks held to ns), the lifecycle shared with NonAdminRestore from controller/nonadmin.h; contract
- * in docs/controller.md (sections nonadminbackup, Tenancy). One step per reconcile, each written
- * before the next is decided (the watch event of the write brings the key back):
+ * and "now", returning the one step to take. Rules from oadp/nonadmin.h and
+ * oadp/nonadmin_scope.h (the Velero Backup made: includedNamespaces [ns], OADP's exclusions,
+ * hooks held to ns), the lifecycle shared with NonAdminRestore from oadp/nonadmin_lifecycle.h;
+ * contract in docs/controller.md (sections nonadminbackup, Tenancy). One step per reconcile, each
+ * written before the next is decided (the watch event of the write brings the key back):
  *
  *   no phase                          -> status.phase New
  *   New/BackingOff, spec refused      -> BackingOff, Accepted=False InvalidBackupSpec <message>
@@ -26,7 +26,7 @@
 #ifndef CW_NABCTL_H
 #define CW_NABCTL_H
 
-#include "controller/nonadmin.h"
+#include "oadp/nonadmin_lifecycle.h"
 
 typedef struct cw_nabctl_config {
     const char *oadp_namespace; /* where Velero objects live */

@@ -1,12 +1,12 @@
-/* The Velero Schedule reconciler's decision (controller/schedule.c): one table of real cases,
+/* The Velero Schedule reconciler's decision (velero/schedctl.c): one table of real cases,
  * each compared exactly (outcome, merge patch, Backup, names, timer). Every case is then replayed
  * with its writes applied (the merge patch, the created Backup as New): deciding again at the same
  * instant must write nothing (the writes are complete and idempotent). Times are UTC; the
  * Schedule was created at 2026-01-01T00:00:00Z. */
-#include "ctrl_test.h"
+#include "tests/unit/controller/ctrl_test.h"
 
-#include "controller/schedule.h"
-#include "defaults/schedule.h"
+#include "velero/schedctl.h"
+#include "velero/schedule.h"
 #include "tests/unit/tzdb_fixture.h"
 
 #define META_AS(name)                                                                              \
@@ -142,7 +142,7 @@ static const decide_case cases[] = {
      BACKUP("nightly-20260101010000", SLABEL, "{}"), "nightly-20260101010000",
      "2026-01-01T02:00:00Z", 1, "2026-01-01T01:00:00Z", NULL},
 
-    /* ---- validation (Velero's messages, from defaults/schedule.c) ---- */
+    /* ---- validation (Velero's messages, from velero/schedule.c) ---- */
     {"invalid cron: FailedValidation with Velero's message, no timer", 0,
      SCHED("'schedule':'61 * * * *','template':{}", NO_STATUS), NULL, "2026-01-01T05:30:00Z", 0,
      CW_SCHEDCTL_INVALID,
