@@ -49,8 +49,9 @@ int cw_handover_check(json_object *cronjob, int64_t handover, cw_handover_state 
         (rc = read_time(cronjob, "metadata.creationTimestamp", &anchor, &present, err)) != CW_OK)
         return rc;
     if (!present)
-        return cw_error_set(err, CW_EINVAL, "status.lastScheduleTime and "
-                                            "metadata.creationTimestamp: both missing");
+        return cw_error_set(err, CW_EINVAL,
+                            "status.lastScheduleTime and "
+                            "metadata.creationTimestamp: both missing");
     /* The controller manager's zone: UTC, as in every kube-controller-manager image. */
     if (cw_cron_next(&cron, anchor, 0, due) && *due <= handover)
         *state = CW_HANDOVER_DUE;
