@@ -5,6 +5,8 @@
 #include "lib/log.h"
 #include "lib/failpoint.h"
 #include "lib/pool.h"
+#include "cron/tz.h"
+#include "migrate/handover.h"
 #include "migrate/scbackup.h"
 #include "lib/clock.h"
 
@@ -515,6 +517,77 @@ done:
     cw_buf_free(&sel);
 }
 
+/* --wait-for-controller: a legacy CronJob goes only once it has started every fire time due up to
+ * the hand-over and no Job of it runs (its foreground deletion would take that Job along). The
+ * hand-over is now: every new CronJob exists (waited for) and every volume carries its job labels,
+ * so the new CronJobs run the fire times after it. Polled once a second (Kubernetes up to 1.20
+ * looks at CronJobs every 10 s); at the timeout, or when the CronJob cannot be read as one, warn
+ * and delete it as without the flag. */
+typedef struct {
+    cw_apply *a;
+    cw_plan *p;
+    const size_t *idx;
+    int64_t handover;
+} handover_ctx;
+
+static const char *handover_name(cw_handover_state st)
+{
+    return st == CW_HANDOVER_RUNNING ? "a Job of it still runs" : "a fire time is not started yet";
+}
+
+static void wait_handover(void *ud, size_t k)
+{
+    handover_ctx *c = ud;
+    cw_apply *a = c->a;
+    const cw_plan_cronjob *cj = &c->p->cronjobs[c->idx[k]];
+    cw_kube_resource r = {"batch", a->cronjob_version, "cronjobs", cj->namespace};
+    double deadline = cw_clock_mono() + a->cfg.wait_timeout;
+    cw_handover_state st = CW_HANDOVER_DONE;
+    int64_t due = 0;
+    cw_error err;
+    cw_error_init(&err);
+    while (!stopped(a)) {
+        json_object *obj = NULL;
+        int rc = cw_kube_get(a->kube, &r, cj->name, &obj, &err);
+        if (rc == CW_OK)
+            rc = cw_handover_check(obj, c->handover, &st, &due, &err);
+        json_object_put(obj);
+        if (rc == CW_ENOTFOUND || rc == CW_EINVAL) {
+            if (rc == CW_EINVAL)
+                cw_log(CW_LOG_WARN, "legacy CronJob unreadable; deleting it without waiting",
+                       CW_LS("cronjob", cj->name), CW_LS("error", err.message));
+            st = CW_HANDOVER_DONE;
+            break;
+        }
+        if ((rc == CW_OK && st == CW_HANDOVER_DONE) || cw_clock_mono() >= deadline)
+            break;
+        usleep(1000 * 1000);
+    }
+    if (st != CW_HANDOVER_DONE) {
+        char when[40] = "";
+        if (cw_tz_format_rfc3339(due, 0, when, sizeof(when)) != CW_OK)
+            when[0] = 0;
+        cw_log(CW_LOG_WARN, "legacy CronJob not done at the hand-over in time; deleting it",
+               CW_LS("cronjob", cj->name), CW_LS("why", handover_name(st)),
+               CW_LS("fire_time", st == CW_HANDOVER_DUE ? when : ""),
+               CW_LD("timeout_seconds", a->cfg.wait_timeout));
+    }
+    if (a->cfg.progress)
+        cw_progress_add(a->cfg.progress, 1);
+}
+
+static void wait_handovers(cw_apply *a, cw_plan *p, const size_t *idx, size_t m)
+{
+    if (!m || a->cfg.dry_run || !a->cfg.wait_for_controller || a->cfg.wait_timeout <= 0)
+        return;
+    handover_ctx h = {a, p, idx, cw_clock_wall_ms() / 1000};
+    if (a->cfg.progress)
+        cw_progress_phase(a->cfg.progress, "waiting for legacy CronJobs to hand over", m);
+    cw_pool_run(m, a->cfg.parallel, wait_handover, &h);
+    if (a->cfg.progress)
+        cw_progress_done(a->cfg.progress);
+}
+
 static int cmp_by_volume(const void *x, const void *y, void *ud)
 {
     const cw_plan *p = ud;
@@ -570,6 +643,7 @@ static int run_cronjobs(cw_apply *a, cw_plan *p, cw_error *err)
             idx[m++] = idx[k];
     }
     qsort_r(idx, m, sizeof(*idx), cmp_by_volume, p);
+    wait_handovers(a, p, idx, m);
     if (!(start = malloc((m + 1) * sizeof(*start)))) {
         free(idx);
         return cw_error_oom(err);
