@@ -216,9 +216,11 @@ int cw_rjctl_settings_read(const cw_lh_profile *p, json_object *values, cw_rjctl
         (rc = cw_lh_parse_tolerations_as(p->settings_reading,
                                          setting(p, values, CW_LH_SETTING_TOLERATION),
                                          &out->tolerations, err)) != CW_OK ||
-        (rc = cw_lh_parse_node_selector_as(p->settings_reading,
-                                           setting(p, values, CW_LH_SETTING_NODE_SELECTOR),
-                                           &out->node_selector, err)) != CW_OK)
+        /* UnmarshalNodeSelector's message changed in 1.4.0 ("separator"), with the minor; the
+         * toleration parser not before 1.4.2 (settings_reading). */
+        (rc =
+             cw_lh_parse_node_selector_as(p->minor, setting(p, values, CW_LH_SETTING_NODE_SELECTOR),
+                                          &out->node_selector, err)) != CW_OK)
         goto done;
     if ((prio && !(out->priority_class = strdup(prio))) ||
         (reg && !(out->registry_secret = strdup(reg))))
