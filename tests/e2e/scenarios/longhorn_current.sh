@@ -177,6 +177,8 @@ for n in enginefrontends.longhorn.io recurringjobs.longhorn.io; do
   wait_for 30 "discovery of $n" e2e__discovered "$n"
 done
 ctl ctl-1.12.0
+# The version is worked out when a reconcile asks for it (or the DaemonSet changes): a RecurringJob.
+assert_ok kc create -f <(rj v1beta2 on-1-12-0)
 wait_for 20 "longhorn_version_info of 1.12.0 from the CRDs" eval '[ "$(info ctl-1.12.0 1.12.0 1.12 crds)" = 1 ]'
 grep -qF 'msg="recurringjob: writing as Longhorn 1.12.1'"'"'s manager does (the longhorn.io CRDs are those of Longhorn 1.12.0, from the crds)"' \
   "$(log_of ctl-1.12.0)" || e2e_fail "no 'writing as Longhorn 1.12.1 (CRDs of 1.12.0)' line in $(log_of ctl-1.12.0)"
