@@ -323,6 +323,7 @@ int cw_cmd_webhook(int argc, char **argv)
         goto done;
     }
     policy.longhorn_minor = lh.minor;
+    policy.longhorn_patch = lh.patch;
     log_configuration();
 
     /* Signals are taken synchronously by the main loop; server threads inherit the mask. */

@@ -1,10 +1,12 @@
 #include "controller/longhorn_settings.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/buf.h"
+#include "lib/json.h"
 #include "lib/gostr.h"
 
 /* Go's strings.Trim(s, " "): spaces only, not tabs. [*b, *e) is the trimmed span. */
@@ -137,12 +139,32 @@ static int toleration_1_4(const char *b, const char *e, json_object **out, cw_er
     return CW_OK;
 }
 
-static int contains(json_object *arr, json_object *t)
+/* util.GetDistinctTolerations, every minor: a map keyed by the checksum of key, operator, value
+ * and effect joined with no separator, so "xEqual:" (key xEqual, Exists) and "x=Exists:" (key x,
+ * Equal, value Exists) are one toleration, and the later one is kept. */
+static int same_joined(json_object *a, json_object *b)
+{
+    static const char *const fields[] = {"key", "operator", "value", "effect"};
+    char ja[1024], jb[1024];
+    size_t la = 0, lb = 0;
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+        const char *va = json_object_get_string(cw_json_member(a, fields[i]));
+        const char *vb = json_object_get_string(cw_json_member(b, fields[i]));
+        la += (size_t)snprintf(ja + la, sizeof(ja) - la, "%s", va ? va : "");
+        lb += (size_t)snprintf(jb + lb, sizeof(jb) - lb, "%s", vb ? vb : "");
+        if (la >= sizeof(ja) || lb >= sizeof(jb))
+            return json_object_equal(a, b); /* longer than any Kubernetes key and value */
+    }
+    return la == lb && memcmp(ja, jb, la) == 0;
+}
+
+/* Adds t to arr, in place of the toleration it is the same as (see same_joined). */
+static int add_distinct(json_object *arr, json_object *t)
 {
     for (size_t i = 0; i < json_object_array_length(arr); i++)
-        if (json_object_equal(json_object_array_get_idx(arr, i), t))
-            return 1;
-    return 0;
+        if (same_joined(json_object_array_get_idx(arr, i), t))
+            return json_object_array_put_idx(arr, i, t) ? CW_ENOMEM : CW_OK;
+    return json_object_array_add(arr, t) ? CW_ENOMEM : CW_OK;
 }
 
 int cw_lh_parse_tolerations_as(int reading, const char *setting, json_object **out, cw_error *err)
@@ -172,9 +194,7 @@ int cw_lh_parse_tolerations_as(int reading, const char *setting, json_object **o
         b = semi ? semi + 1 : e;
         if (rc != CW_OK)
             cw_error_prefix(err, "Setting %s", CW_LH_SETTING_TOLERATION);
-        else if (contains(arr, t))
-            json_object_put(t);
-        else if (json_object_array_add(arr, t)) {
+        else if (add_distinct(arr, t) != CW_OK) {
             json_object_put(t);
             rc = cw_error_oom(err);
         }

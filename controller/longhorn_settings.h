@@ -43,16 +43,18 @@ int cw_lh_setting_read_by(const char *name, int minor);
 /* *out: a new JSON array of core/v1 Tolerations in Go's field order (key, operator, value,
  * effect; empty ones left out), distinct ones only, in the setting's order (Longhorn keeps them
  * in a Go map, so with two or more its own order is random; cronwarden's is the setting's).
- * reading: the profile's settings_reading — 2: Longhorn 1.2 (entries trimmed; text after a second
- * '=' dropped); 3: 1.3 (a second '=' refused); 4: 1.4+ (every space removed first; a second '='
- * leaves key, value and operator empty). CW_EINVAL with that minor's message for a malformed
- * entry. An empty setting gives an empty array. */
+ * reading: the profile's settings_reading — 2: Longhorn 1.2, 1.3.0-1.3.2, 1.4.0-1.4.1 (entries
+ * trimmed; text after a second '=' dropped); 3: 1.3.3 (a second '=' refused); 4: 1.4.2+ (every
+ * space removed first; a second '=' leaves key, value and operator empty). Distinct: keyed as
+ * util.GetDistinctTolerations keys them (key+operator+value+effect joined), the later one kept.
+ * CW_EINVAL with that minor's message for a malformed entry. An empty setting gives an empty array.
+ */
 int cw_lh_parse_tolerations_as(int reading, const char *setting, json_object **out,
                                cw_error *err) CW_MUST_CHECK;
 
 /* *out: a new JSON object label -> value. A later entry with the same key wins (Go's map
  * assignment). CW_EINVAL with Longhorn's message for an entry without exactly one ':' (1.2 and
- * 1.3 spell it "seprator", 1.4+ "separator"). */
+ * 1.3 spell it "seprator", 1.4.0 and later "separator"). reading: the minor. */
 int cw_lh_parse_node_selector_as(int reading, const char *setting, json_object **out,
                                  cw_error *err) CW_MUST_CHECK;
 

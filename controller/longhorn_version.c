@@ -10,22 +10,30 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* One row per minor, read at its latest patch release (docs/compat.md, "The CronJob each Longhorn
- * minor writes", names the functions). Columns: minor, release, CronJob version, owner version,
- * vendored k8s.io/api, imagePullSecrets, history limits from Settings, creationTimestamp,
- * the Settings reading (longhorn_settings.h), where the golden test comes from. */
+/* One row per release range, read at the range's latest patch release (docs/compat.md, "The
+ * CronJob each Longhorn minor writes", names the functions). Columns: minor, first patch, release,
+ * CronJob version, owner version, vendored k8s.io/api, imagePullSecrets, history limits from
+ * Settings, creationTimestamp, the Settings reading (longhorn_settings.h), \b and \f, where the
+ * golden test comes from. A new row starts where upstream's behaviour changes: v1.3.3 (the
+ * len(pair) fix and four tasks), v1.4.1 (snapshot-cleanup, snapshot-delete), v1.4.2 (the
+ * parser that removes spaces, the force-create tasks), v1.6.2 (Go 1.22). The tasks of each row are
+ * defaults/recurringjob.c's, keyed by the same first patch. */
 static const cw_lh_profile profiles[] = {
-    {2, "1.2.6", "batch/v1beta1", "longhorn.io/v1beta1", "v0.18.19", 0, 0, 1, 2, "upstream"},
-    {3, "1.3.3", "batch/v1beta1", "longhorn.io/v1beta2", "v0.23.6", 1, 0, 1, 3, "upstream"},
-    {4, "1.4.4", "batch/v1", "longhorn.io/v1beta2", "v0.23.6", 1, 1, 1, 4, "upstream"},
-    {5, "1.5.5", "batch/v1", "longhorn.io/v1beta2", "v0.28.2", 1, 1, 1, 4, "derived"},
-    {6, "1.6.4", "batch/v1", "longhorn.io/v1beta2", "v0.28.15", 1, 1, 1, 4, "derived"},
-    {7, "1.7.4", "batch/v1", "longhorn.io/v1beta2", "v0.31.3", 1, 1, 1, 4, "derived"},
-    {8, "1.8.2", "batch/v1", "longhorn.io/v1beta2", "v0.32.3", 1, 1, 1, 4, "derived"},
-    {9, "1.9.3", "batch/v1", "longhorn.io/v1beta2", "v0.33.4", 1, 1, 1, 4, "derived"},
-    {10, "1.10.2", "batch/v1", "longhorn.io/v1beta2", "v0.34.3", 1, 1, 0, 4, "derived"},
-    {11, "1.11.3", "batch/v1", "longhorn.io/v1beta2", "v0.35.4", 1, 1, 0, 4, "derived"},
-    {12, "1.12.1", "batch/v1", "longhorn.io/v1beta2", "v0.36.3", 1, 1, 0, 4, "derived"},
+    {2, 0, "1.2.6", "batch/v1beta1", "longhorn.io/v1beta1", "v0.18.19", 0, 0, 1, 2, 0, "upstream"},
+    {3, 0, "1.3.2", "batch/v1beta1", "longhorn.io/v1beta2", "v0.23.6", 1, 0, 1, 2, 0, "none"},
+    {3, 3, "1.3.3", "batch/v1beta1", "longhorn.io/v1beta2", "v0.23.6", 1, 0, 1, 3, 0, "upstream"},
+    {4, 0, "1.4.0", "batch/v1", "longhorn.io/v1beta2", "v0.23.6", 1, 1, 1, 2, 0, "none"},
+    {4, 1, "1.4.1", "batch/v1", "longhorn.io/v1beta2", "v0.23.6", 1, 1, 1, 2, 0, "none"},
+    {4, 2, "1.4.4", "batch/v1", "longhorn.io/v1beta2", "v0.23.6", 1, 1, 1, 4, 0, "upstream"},
+    {5, 0, "1.5.5", "batch/v1", "longhorn.io/v1beta2", "v0.28.2", 1, 1, 1, 4, 0, "derived"},
+    {6, 0, "1.6.1", "batch/v1", "longhorn.io/v1beta2", "v0.28.6", 1, 1, 1, 4, 0, "none"},
+    {6, 2, "1.6.4", "batch/v1", "longhorn.io/v1beta2", "v0.28.15", 1, 1, 1, 4, 1, "derived"},
+    {7, 0, "1.7.4", "batch/v1", "longhorn.io/v1beta2", "v0.31.3", 1, 1, 1, 4, 1, "derived"},
+    {8, 0, "1.8.2", "batch/v1", "longhorn.io/v1beta2", "v0.32.3", 1, 1, 1, 4, 1, "derived"},
+    {9, 0, "1.9.3", "batch/v1", "longhorn.io/v1beta2", "v0.33.4", 1, 1, 1, 4, 1, "derived"},
+    {10, 0, "1.10.2", "batch/v1", "longhorn.io/v1beta2", "v0.34.3", 1, 1, 0, 4, 1, "derived"},
+    {11, 0, "1.11.3", "batch/v1", "longhorn.io/v1beta2", "v0.35.4", 1, 1, 0, 4, 1, "derived"},
+    {12, 0, "1.12.1", "batch/v1", "longhorn.io/v1beta2", "v0.36.3", 1, 1, 0, 4, 1, "derived"},
 };
 
 const cw_lh_profile *cw_lh_profiles(size_t *n)
@@ -34,12 +42,18 @@ const cw_lh_profile *cw_lh_profiles(size_t *n)
     return profiles;
 }
 
+const cw_lh_profile *cw_lh_profile_find_release(int minor, int patch)
+{
+    const cw_lh_profile *found = NULL;
+    for (size_t i = 0; i < N(profiles); i++)
+        if (profiles[i].minor == minor && (patch < 0 || profiles[i].first_patch <= patch))
+            found = &profiles[i];
+    return found;
+}
+
 const cw_lh_profile *cw_lh_profile_find(int minor)
 {
-    for (size_t i = 0; i < N(profiles); i++)
-        if (profiles[i].minor == minor)
-            return &profiles[i];
-    return NULL;
+    return cw_lh_profile_find_release(minor, -1);
 }
 
 const char *cw_lh_source_name(cw_lh_source s)
@@ -57,20 +71,23 @@ static void set_unknown(cw_lh_identity *out, cw_lh_source src, const char *versi
                         const char *reason, const char *fmt, const char *arg)
 {
     memset(out, 0, sizeof(*out));
+    out->patch = -1;
     out->source = src;
     out->reason = reason;
     snprintf(out->version, sizeof(out->version), "%s", version);
     snprintf(out->detail, sizeof(out->detail), fmt, arg);
 }
 
-static void set_known(cw_lh_identity *out, cw_lh_source src, int minor, const char *version,
-                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void set_known(cw_lh_identity *out, cw_lh_source src, int minor, const char *version,
-                      const char *fmt, ...)
+static void set_known(cw_lh_identity *out, cw_lh_source src, int minor, int patch,
+                      const char *version, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static void set_known(cw_lh_identity *out, cw_lh_source src, int minor, int patch,
+                      const char *version, const char *fmt, ...)
 {
     va_list ap;
     memset(out, 0, sizeof(*out));
     out->minor = minor;
+    out->patch = patch;
     out->source = src;
     snprintf(out->version, sizeof(out->version), "%s", version);
     va_start(ap, fmt);
@@ -197,7 +214,8 @@ void cw_lh_identify_image(const char *image, cw_lh_identity *out)
                     image);
         return;
     }
-    set_known(out, src, minor, tag, "the longhorn-manager image %s is Longhorn 1.%d", image, minor);
+    set_known(out, src, minor, patch, tag, "the longhorn-manager image %s is Longhorn 1.%d", image,
+              minor);
 }
 
 int cw_lh_parse_version_flag(const char *value, cw_lh_identity *out, cw_error *err)
@@ -205,6 +223,7 @@ int cw_lh_parse_version_flag(const char *value, cw_lh_identity *out, cw_error *e
     int major, minor, patch;
     const char *rest;
     memset(out, 0, sizeof(*out));
+    out->patch = -1;
     if (!value || !*value || strcmp(value, "auto") == 0)
         return CW_OK;
     if (!semver(value, 1, &major, &minor, &patch, &rest) || *rest)
@@ -216,8 +235,8 @@ int cw_lh_parse_version_flag(const char *value, cw_lh_identity *out, cw_error *e
         return cw_error_set(err, CW_EINVAL,
                             "--longhorn-version: cronwarden knows Longhorn 1.%d to 1.%d, not %s",
                             CW_LH_MINOR_FIRST, CW_LH_MINOR_LAST, value);
-    set_known(out, CW_LH_SOURCE_FLAG, minor, value, "--longhorn-version=%s forces Longhorn 1.%d",
-              value, minor);
+    set_known(out, CW_LH_SOURCE_FLAG, minor, patch, value,
+              "--longhorn-version=%s forces Longhorn 1.%d", value, minor);
     return CW_OK;
 }
 
@@ -231,13 +250,16 @@ static const struct {
     {8, 1, 1, 1}, {9, 0, 1, 1}, {10, 0, 1, 0}, {11, 0, 1, 0}, {12, 0, 1, 0},
 };
 
-/* A CRD each minor from `since` on installs and no earlier one does. */
+/* A CRD each release from 1.<since>.<patch> on installs and no earlier one does (the install
+ * manifests, docs/compat.md). A marker with a patch tells releases of one minor apart; the others
+ * tell minors apart. */
 static const struct {
     const char *resource;
-    int since;
+    int since, patch;
 } markers[] = {
-    {"orphans", 3}, {"supportbundles", 4}, {"volumeattachments", 5}, {"backupbackingimages", 6},
-    {"shards", 12},
+    {"orphans", 3, 0},           {"supportbundles", 4, 0},
+    {"volumeattachments", 5, 0}, {"backupbackingimages", 6, 0},
+    {"enginefrontends", 12, 0},  {"shards", 12, 1},
 };
 
 static int has(const char *const *list, const char *name)
@@ -255,9 +277,21 @@ static int crds_match(const cw_lh_crd_facts *f, size_t row)
         (f->v1beta1_declared >= 0 && f->v1beta1_declared != crd_rows[row].v1beta1_declared))
         return 0;
     for (size_t m = 0; f->resources && m < N(markers); m++)
-        if (has(f->resources, markers[m].resource) != (crd_rows[row].minor >= markers[m].since))
+        if (!markers[m].patch &&
+            has(f->resources, markers[m].resource) != (crd_rows[row].minor >= markers[m].since))
             return 0;
     return 1;
+}
+
+/* The patch of Longhorn 1.<minor> the CRDs show: the release before a patch marker that is
+ * absent (v1.12.0 has no shards, v1.12.1 does); -1 when none says. */
+static int crds_patch(const cw_lh_crd_facts *f, int minor)
+{
+    for (size_t m = 0; f->resources && m < N(markers); m++)
+        if (markers[m].patch && markers[m].since == minor &&
+            !has(f->resources, markers[m].resource))
+            return markers[m].patch - 1;
+    return -1;
 }
 
 void cw_lh_identify_crds(const cw_lh_crd_facts *f, cw_lh_identity *out)
@@ -282,9 +316,13 @@ void cw_lh_identify_crds(const cw_lh_crd_facts *f, cw_lh_identity *out)
                     range);
         return;
     }
-    snprintf(range, sizeof(range), "1.%d", lo);
-    set_known(out, CW_LH_SOURCE_CRDS, lo, range, "the longhorn.io CRDs are those of Longhorn 1.%d",
-              lo);
+    int patch = crds_patch(f, lo);
+    if (patch >= 0)
+        snprintf(range, sizeof(range), "1.%d.%d", lo, patch);
+    else
+        snprintf(range, sizeof(range), "1.%d", lo);
+    set_known(out, CW_LH_SOURCE_CRDS, lo, patch, range,
+              "the longhorn.io CRDs are those of Longhorn %s", range);
 }
 
 void cw_lh_choose(const cw_lh_identity *flag, const cw_lh_identity *daemonset,
@@ -379,7 +417,7 @@ void cw_lh_decide(cw_lh_reconciler r, const cw_lh_identity *id, cw_lh_decision *
     const char *what =
         r == CW_LH_RECONCILER_VOLUME ? "no Volume is written" : "no CronJob is written";
     memset(out, 0, sizeof(*out));
-    out->profile = id->minor ? cw_lh_profile_find(id->minor) : NULL;
+    out->profile = id->minor ? cw_lh_profile_find_release(id->minor, id->patch) : NULL;
     if (out->profile) {
         out->write = 1;
         snprintf(out->message, sizeof(out->message),

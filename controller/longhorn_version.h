@@ -26,6 +26,7 @@
  * Byte-level facts come from the Kubernetes types that release vendors (k8s_api). */
 typedef struct cw_lh_profile {
     int minor;                /* Longhorn 1.<minor> */
+    int first_patch;          /* the row holds from 1.<minor>.<first_patch> to the next row */
     const char *release;      /* the patch release read: "1.4.4" */
     const char *cronjob_api;  /* the CronJob version that manager writes: batch/v1beta1, batch/v1 */
     const char *owner_api;    /* the ownerReference's apiVersion (longhorn.SchemeGroupVersion) */
@@ -38,13 +39,21 @@ typedef struct cw_lh_profile {
     int settings_reading;            /* the minor whose reading of taint-toleration and the node
                                         selector applies: 2, 3 (len(pair) fixed) or 4 (spaces
                                         removed, new messages; longhorn_settings.h) */
-    const char *golden; /* "upstream" (fixture made by that release's code) or "derived" */
+    unsigned json_short_escapes : 1; /* built with Go >= 1.22, whose encoding/json writes \b and
+                                        \f (from v1.6.2); older Go \u0008 and \u000c */
+    const char *golden; /* "upstream" (fixture made by that release's code), "derived", or
+                           "none" (no fixture of its own: the release-range rows) */
 } cw_lh_profile;
 
-/* The table, oldest first; *n gets its length. */
+/* The table, one row per release range where upstream's behaviour changes (1.3.0-1.3.2 and 1.3.3;
+ * 1.4.0, 1.4.1 and 1.4.2+; 1.6.0-1.6.1 and 1.6.2+; one row for each other minor), oldest first;
+ * *n gets its length. */
 const cw_lh_profile *cw_lh_profiles(size_t *n);
-/* The row of Longhorn 1.<minor>, NULL for a minor cronwarden does not know. */
+/* The newest row of Longhorn 1.<minor> (what its latest patch release does), NULL for a minor
+ * cronwarden does not know. */
 const cw_lh_profile *cw_lh_profile_find(int minor);
+/* The row of Longhorn 1.<minor>.<patch>; patch < 0 (not known): the newest row of the minor. */
+const cw_lh_profile *cw_lh_profile_find_release(int minor, int patch);
 
 typedef enum {
     CW_LH_SOURCE_NONE,      /* nothing identified */
@@ -68,6 +77,7 @@ typedef enum {
 
 typedef struct cw_lh_identity {
     int minor;           /* Longhorn 1.<minor>; 0: unknown */
+    int patch;           /* 1.<minor>.<patch>; -1: not known (the minor's newest row applies) */
     cw_lh_source source; /* where it was read */
     char version[128];   /* as found ("v1.4.4", "1.4", "master-head", "1.6-1.8"): the info
                             metric's version label */

@@ -146,6 +146,7 @@ int cw_rjctl_spec_json(const cw_rjctl_config *cfg, const char *name, const char 
      * omitzero (Longhorn 1.10). */
     int f = 1, rc, stamp = !cfg->profile || cfg->profile->creation_timestamp;
     int history = cfg->profile && cfg->profile->history_limits;
+    size_t start = b->len;
     cw_buf_putc(b, '{');
     str(b, &f, "schedule", cron);
     str(b, &f, "concurrencyPolicy", "Forbid");
@@ -168,6 +169,8 @@ int cw_rjctl_spec_json(const cw_rjctl_config *cfg, const char *name, const char 
     cw_buf_putc(b, '}');
     if (rc == CW_OK && cw_buf_error(b))
         rc = CW_ENOMEM;
+    if (rc == CW_OK && cfg->profile && cfg->profile->json_short_escapes)
+        cw_gojson_short_escapes(b, start);
     return rc;
 }
 
@@ -213,9 +216,11 @@ int cw_rjctl_settings_read(const cw_lh_profile *p, json_object *values, cw_rjctl
         (rc = cw_lh_parse_tolerations_as(p->settings_reading,
                                          setting(p, values, CW_LH_SETTING_TOLERATION),
                                          &out->tolerations, err)) != CW_OK ||
-        (rc = cw_lh_parse_node_selector_as(p->settings_reading,
-                                           setting(p, values, CW_LH_SETTING_NODE_SELECTOR),
-                                           &out->node_selector, err)) != CW_OK)
+        /* UnmarshalNodeSelector's message changed in 1.4.0 ("separator"), with the minor; the
+         * toleration parser not before 1.4.2 (settings_reading). */
+        (rc =
+             cw_lh_parse_node_selector_as(p->minor, setting(p, values, CW_LH_SETTING_NODE_SELECTOR),
+                                          &out->node_selector, err)) != CW_OK)
         goto done;
     if ((prio && !(out->priority_class = strdup(prio))) ||
         (reg && !(out->registry_secret = strdup(reg))))
@@ -372,8 +377,10 @@ static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *pro
 {
     cw_decision d;
     cw_policy_config policy = *cfg->policy;
-    if (cfg->profile)
+    if (cfg->profile) {
         policy.longhorn_minor = cfg->profile->minor;
+        policy.longhorn_patch = cfg->profile->first_patch;
+    }
     /* Longhorn's controller copies spec.cron into the CronJob as it is, a TZ=/CRON_TZ= prefix
      * too (newCronJob; its validator is its webhook's): so does cronwarden, and the API server
      * says whether Kubernetes takes it (a 422 is reported: recurringjob_apply.c). */

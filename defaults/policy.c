@@ -13,6 +13,7 @@ int cw_policy_config_init(cw_policy_config *cfg)
     cfg->schedule_skip_immediately = 0;
     cfg->tzdb = NULL;
     cfg->longhorn_minor = 0;
+    cfg->longhorn_patch = -1;
     cfg->cron_zone_ok = 0;
     cfg->default_group = strdup(CW_POLICY_DEFAULT_GROUP);
     return cfg->default_group ? CW_OK : CW_ENOMEM;

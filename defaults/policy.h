@@ -34,6 +34,9 @@ typedef struct cw_policy_config {
     /* The Longhorn minor the cluster runs (1.<longhorn_minor>): a RecurringJob task its manager
      * does not have is refused. 0: not known, every task of the newest Longhorn is accepted. */
     int longhorn_minor;
+    /* Its patch release (1.<longhorn_minor>.<longhorn_patch>), which the tasks depend on
+     * (v1.3.3, v1.4.1, v1.4.2 add some). -1: not known, the minor's newest release. */
+    int longhorn_patch;
     /* 1: a TZ=/CRON_TZ= prefix in a RecurringJob's cron is neither refused nor warned about (the
      * controller: Longhorn's controller copies spec.cron into the CronJob as it is, and so does
      * cronwarden's; whether Kubernetes takes it is the API server's to say). 0: the rule of

@@ -21,6 +21,62 @@ static const char *const tasks[] = {
 /* The Longhorn minor each of tasks[] appeared in. */
 static const int task_since[] = {2, 3, 3, 3, 2, 3, 5, 9};
 
+/* Which of tasks[] (bit i: tasks[i]) each release range has, from 1.<minor>.<first_patch> to the
+ * next row: the RecurringJob CRD's task enum of each tag. Not monotonic: v1.3.3 has the four
+ * tasks that v1.4.0 lacks (v1.4.1 adds snapshot-cleanup and snapshot-delete, v1.4.2 the
+ * force-create ones). */
+#define T_SB  0x11u /* snapshot, backup */
+#define T_CD  0x0cu /* snapshot-cleanup, snapshot-delete */
+#define T_FC  0x22u /* snapshot-force-create, backup-force-create */
+#define T_FT  0x40u /* filesystem-trim */
+#define T_SYS 0x80u /* system-backup */
+static const struct {
+    int minor, first_patch;
+    unsigned tasks;
+} task_ranges[] = {
+    {2, 0, T_SB},
+    {3, 0, T_SB},
+    {3, 3, T_SB | T_CD | T_FC},
+    {4, 0, T_SB},
+    {4, 1, T_SB | T_CD},
+    {4, 2, T_SB | T_CD | T_FC},
+    {5, 0, T_SB | T_CD | T_FC | T_FT},
+    {9, 0, T_SB | T_CD | T_FC | T_FT | T_SYS},
+};
+
+/* The tasks of Longhorn 1.<minor>.<patch> (patch < 0: the minor's newest release). */
+static unsigned tasks_of_release(int minor, int patch)
+{
+    unsigned set = 0;
+    for (size_t i = 0; i < sizeof(task_ranges) / sizeof(task_ranges[0]); i++)
+        if (task_ranges[i].minor < minor ||
+            (task_ranges[i].minor == minor && (patch < 0 || task_ranges[i].first_patch <= patch)))
+            set = task_ranges[i].tasks;
+    return set;
+}
+
+static int task_index(const char *task)
+{
+    for (size_t i = 0; task && i < sizeof(tasks) / sizeof(tasks[0]); i++)
+        if (strcmp(task, tasks[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+int cw_recurringjob_task_in(const char *task, int minor, int patch)
+{
+    int i = task_index(task);
+    return i >= 0 && (tasks_of_release(minor, patch) >> i & 1u);
+}
+
+int cw_recurringjob_task_first_patch(const char *task, int minor)
+{
+    for (int p = 0; p < 100; p++)
+        if (cw_recurringjob_task_in(task, minor, p))
+            return p;
+    return -1;
+}
+
 int cw_recurringjob_version_parse(const char *api_version, cw_recurringjob_version *out)
 {
     if (!api_version || strcmp(api_version, "longhorn.io/v1beta2") == 0)
@@ -48,14 +104,20 @@ int cw_recurringjob_task_since(const char *task)
     return 0;
 }
 
-void cw_recurringjob_tasks_of(int minor, char *buf, size_t cap)
+void cw_recurringjob_tasks_of_release(int minor, int patch, char *buf, size_t cap)
 {
     size_t used = 0;
+    unsigned set = tasks_of_release(minor, patch);
     if (cap)
         buf[0] = '\0';
     for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]) && used < cap; i++)
-        if (task_since[i] <= minor)
+        if (set >> i & 1u)
             used += (size_t)snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", tasks[i]);
+}
+
+void cw_recurringjob_tasks_of(int minor, char *buf, size_t cap)
+{
+    cw_recurringjob_tasks_of_release(minor, -1, buf, cap);
 }
 
 int cw_recurringjob_task_takes_parameters(const char *task)
@@ -251,14 +313,23 @@ static int check_task(const cw_policy_config *cfg, const char *task, const char 
         return cw_policy_problem(problems, where, "task",
                                  "unknown task \"%s\" (expected one of " CW_RECURRINGJOB_TASKS ")",
                                  task);
-    if (task && cfg->longhorn_minor > 0 && since > cfg->longhorn_minor) {
-        cw_recurringjob_tasks_of(cfg->longhorn_minor, known, sizeof(known));
+    if (!task || cfg->longhorn_minor <= 0 ||
+        cw_recurringjob_task_in(task, cfg->longhorn_minor, cfg->longhorn_patch))
+        return CW_OK;
+    cw_recurringjob_tasks_of_release(cfg->longhorn_minor, cfg->longhorn_patch, known,
+                                     sizeof(known));
+    if (since > cfg->longhorn_minor)
         return cw_policy_problem(problems, where, "task",
                                  "\"%s\" is a task of Longhorn 1.%d and later; the cluster runs "
                                  "Longhorn 1.%d, whose manager has %s",
                                  task, since, cfg->longhorn_minor, known);
-    }
-    return CW_OK;
+    /* A later patch release of the cluster's minor has it (v1.3.3, v1.4.1, v1.4.2). */
+    return cw_policy_problem(problems, where, "task",
+                             "\"%s\" is a task of Longhorn 1.%d from 1.%d.%d; the cluster runs an "
+                             "earlier 1.%d release, whose manager has %s",
+                             task, cfg->longhorn_minor, cfg->longhorn_minor,
+                             cw_recurringjob_task_first_patch(task, cfg->longhorn_minor),
+                             cfg->longhorn_minor, known);
 }
 
 static int check_groups(json_object *spec, const char *where, cw_strlist *problems)
@@ -304,17 +375,29 @@ static int go_atoi(const char *s, int64_t *out)
     return 1;
 }
 
-static int check_parameters(json_object *params, const char *task, const char *where,
-                            cw_strlist *problems)
+/* datastore.ValidateRecurringJobParameters (from v1.7.0; 1.5 and 1.6 check none) checks the
+ * parameters of backup and backup-force-create and accepts anything on every other task, so only
+ * those are problems; the rest is a warning (dropped where `warnings` is NULL: the controller
+ * writes what the cluster's Longhorn runs). */
+static int check_parameters(const cw_policy_config *cfg, json_object *params, const char *task,
+                            const char *where, cw_strlist *problems, cw_strlist *warnings)
 {
     int rc = CW_OK;
     if (json_object_object_length(params) == 0)
         return CW_OK;
-    if (!cw_recurringjob_task_takes_parameters(task))
-        return cw_policy_problem(problems, where, "parameters",
+    int checked = task &&
+                  (strcmp(task, "backup") == 0 || strcmp(task, "backup-force-create") == 0) &&
+                  (cfg->longhorn_minor <= 0 || cfg->longhorn_minor >= 7);
+    if (!checked && !warnings)
+        return CW_OK;
+    if (!checked && !cw_recurringjob_task_takes_parameters(task))
+        return cw_policy_problem(warnings, where, "parameters",
                                  "task \"%s\" takes no parameters (only backup, "
-                                 "backup-force-create and system-backup do)",
+                                 "backup-force-create and system-backup do): Longhorn ignores "
+                                 "them",
                                  task ? task : "");
+    if (!checked)
+        problems = warnings; /* system-backup: read, but not checked, by Longhorn */
     json_object_object_foreach(params, key, val)
     {
         const char *v = json_object_get_string(val);
@@ -425,7 +508,7 @@ static int check_spec(const cw_policy_config *cfg, cw_recurringjob_version versi
                                  "longhorn.io/v1beta2, Longhorn 1.5)");
     if ((rc = cw_json_opt_object(spec, where, "parameters", &params, &e)) != CW_OK)
         return type_problem(problems, rc, &e);
-    return params ? check_parameters(params, task, where, problems) : CW_OK;
+    return params ? check_parameters(cfg, params, task, where, problems, warnings) : CW_OK;
 }
 
 int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,

@@ -40,8 +40,17 @@ int cw_recurringjob_task_known(const char *task);
  * filesystem-trim; 9 for system-backup: RecurringJobType in each tag's
  * k8s/pkg/apis/longhorn/.../recurringjob.go); 0 for an unknown task. */
 int cw_recurringjob_task_since(const char *task);
-/* The tasks Longhorn 1.<minor> has, comma-separated, into buf (for messages). */
+/* The tasks Longhorn 1.<minor> (its newest release) has, comma-separated, into buf (for
+ * messages). */
 void cw_recurringjob_tasks_of(int minor, char *buf, size_t cap);
+/* The same for Longhorn 1.<minor>.<patch> (patch < 0: the newest): the CRD's task enum of each
+ * release range (v1.3.0-v1.3.2 and v1.4.0: snapshot, backup; v1.4.1 adds snapshot-cleanup and
+ * snapshot-delete; v1.3.3 and v1.4.2 have the force-create tasks too). */
+void cw_recurringjob_tasks_of_release(int minor, int patch, char *buf, size_t cap);
+/* 1 when Longhorn 1.<minor>.<patch> (patch < 0: the newest release of the minor) has the task. */
+int cw_recurringjob_task_in(const char *task, int minor, int patch);
+/* The first patch release of 1.<minor> that has the task; -1 when none does. */
+int cw_recurringjob_task_first_patch(const char *task, int minor);
 /* 1 for the tasks that take parameters: backup, backup-force-create, system-backup. */
 int cw_recurringjob_task_takes_parameters(const char *task);
 /* Longhorn's retain defaulting: snapshot-cleanup and filesystem-trim → 0; snapshot-delete

@@ -63,6 +63,33 @@ int cw_gojson_write_string(cw_buf *out, const char *str, size_t len)
     return rc;
 }
 
+void cw_gojson_short_escapes(cw_buf *buf, size_t from)
+{
+    char *d = buf->data;
+    size_t r = from, w = from;
+    if (!d)
+        return;
+    /* Outside strings this output has no backslash; inside, each escape is read whole, so an
+     * escaped backslash followed by "u0008" stays as it is. */
+    while (r < buf->len) {
+        if (d[r] != '\\' || r + 1 >= buf->len) {
+            d[w++] = d[r++];
+            continue;
+        }
+        if (d[r + 1] == 'u' && r + 6 <= buf->len &&
+            (memcmp(d + r + 2, "0008", 4) == 0 || memcmp(d + r + 2, "000c", 4) == 0)) {
+            d[w++] = '\\';
+            d[w++] = d[r + 5] == '8' ? 'b' : 'f';
+            r += 6;
+            continue;
+        }
+        d[w++] = d[r++];
+        d[w++] = d[r++];
+    }
+    buf->len = w;
+    d[w] = '\0';
+}
+
 /* Shortest decimal digits (no trailing zeros) and exponent such that v = 0.D × 10^(exp+1)
  * reads back as d. The correctly rounded P-digit value is the closest candidate; when it falls
  * outside the rounding interval only its neighbour on the other side can be inside, which is

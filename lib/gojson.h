@@ -34,5 +34,9 @@ int cw_gojson_write(json_object *v, cw_buf *out);
 int cw_gojson_write_string(cw_buf *out, const char *s, size_t len);
 /* Appends a float64 as Go formats it (CW_EINVAL for NaN/Inf). */
 int cw_gojson_write_double(cw_buf *out, double d);
+/* Turns what the functions above wrote into buf (from byte `from` on) into what Go 1.22 and later
+ * write: \u0008 and \u000c become \b and \f, in place; every other byte stays. For values
+ * marshalled by a program built with Go >= 1.22 (Longhorn from v1.6.2). */
+void cw_gojson_short_escapes(cw_buf *buf, size_t from);
 
 #endif

@@ -71,6 +71,32 @@ EOF
   assert_eq "$(info "ctl-$v" "v$v" "$minor" daemonset)" 1 "longhorn_version_info of $v"
   grep -qF "msg=\"recurringjob: writing as Longhorn $v's manager does (the longhorn-manager image $image is Longhorn $minor, from the daemonset)\"" \
     "$(log_of "ctl-$v")" || e2e_fail "no 'writing as Longhorn $v' line in $(log_of "ctl-$v")"
+  if [ "$v" = 1.9.3 ]; then
+    e2e_step "Longhorn 1.9.3: taint-toleration xEqual:;x=Exists: is one toleration, parameters on a snapshot task are written (issue 34 (1), (3))"
+    # Upstream's util.GetDistinctTolerations keys each toleration by key+operator+value+effect
+    # joined with no separator, the last one winning: xEqual/Exists and x/Equal/Exists are one.
+    # datastore.ValidateRecurringJobParameters checks backup tasks only: a snapshot task's
+    # parameters are Longhorn's to ignore, and the controller writes the CronJob all the same.
+    assert_ok kc patch "recurringjobs.v1beta2.longhorn.io" -n "$NS" "${FIXED[1]}" --type merge \
+      -p '{"spec":{"parameters":{"full-backup-interval":"x","anything":"1"}}}'
+    assert_ok kc apply --validate=strict -n "$NS" -f - <<'EOF'
+apiVersion: longhorn.io/v1beta2
+kind: Setting
+metadata: {name: taint-toleration}
+value: "xEqual:;x=Exists:"
+EOF
+    want=$(jq -r "$LH_ANN" "$CW_SOURCE_DIR/tests/fixtures/longhorn-1.9.3/cronjob-${FIXED[1]}.json" |
+      sed 's|"serviceAccountName":"longhorn-service-account"}|"serviceAccountName":"longhorn-service-account","tolerations":[{"key":"x","operator":"Equal","value":"Exists"}]}|')
+    [[ $want == *'"value":"Exists"}]}'* ]] || e2e_fail "the expected annotation was not built: $want"
+    tolerated() { [ "$(cj "${FIXED[1]}" | jq -r "$LH_ANN")" = "$want" ]; }
+    wait_for 20 "${FIXED[1]}'s CronJob with upstream's one toleration" tolerated
+    assert_eq "$(cj "${FIXED[1]}" | jq -c '.spec.jobTemplate.spec.template.spec.tolerations')" \
+      '[{"key":"x","operator":"Equal","value":"Exists"}]' "the stored CronJob's tolerations"
+    assert_eq "$(grep -c 'spec.parameters' "$(log_of "ctl-$v")")" 0 "the controller's words about the parameters"
+    assert_ok kc delete settings.longhorn.io -n "$NS" taint-toleration
+    assert_ok kc patch "recurringjobs.v1beta2.longhorn.io" -n "$NS" "${FIXED[1]}" --type json \
+      -p '[{"op":"remove","path":"/spec/parameters"}]'
+  fi
   if [ "$v" = 1.12.1 ]; then
     e2e_step "a RecurringJob whose cron carries CRON_TZ=: the CronJob Longhorn writes is refused by Kubernetes 1.29+, said in an Event"
     # Longhorn copies spec.cron into the CronJob's schedule (its own webhook refuses such a cron
@@ -136,3 +162,25 @@ EOF
   e2e_stop "ctl-$v"
   assert_ok kc delete cronjobs.batch -n "$NS" --all
 done
+
+e2e_step "Longhorn 1.12.0's CRDs (its install manifest's 23) and no DaemonSet: identified as 1.12.0 from the CRDs (issue 34 (4))"
+# v1.12.0 installs enginefrontends (new in 1.12) but not yet shardgroups and shards (v1.12.1):
+# tests/fixtures/longhorn-1.12.0/README.md.
+assert_ok kc delete daemonset -n "$NS" longhorn-manager --ignore-not-found
+assert_ok kc delete crd "${LH_CRDS[@]}" --ignore-not-found --wait=true
+F1120=$CW_SOURCE_DIR/tests/fixtures/longhorn-1.12.0/crds.yaml
+assert_ok kc apply --validate=strict -f "$F1120"
+mapfile -t ALL1120 < <(awk '/^kind: CustomResourceDefinition$/ {c = 1} c && /^  name: / {print $2; c = 0}' "$F1120")
+assert_eq "${#ALL1120[@]}" 23 "CRDs in Longhorn 1.12.0's install manifest"
+assert_ok kc wait --for condition=established --timeout=60s "${ALL1120[@]/#/crd/}"
+for n in enginefrontends.longhorn.io recurringjobs.longhorn.io; do
+  wait_for 30 "discovery of $n" e2e__discovered "$n"
+done
+ctl ctl-1.12.0
+# The version is worked out when a reconcile asks for it (or the DaemonSet changes): a RecurringJob.
+assert_ok kc create -f <(rj v1beta2 on-1-12-0)
+wait_for 20 "longhorn_version_info of 1.12.0 from the CRDs" eval '[ "$(info ctl-1.12.0 1.12.0 1.12 crds)" = 1 ]'
+grep -qF 'msg="recurringjob: writing as Longhorn 1.12.1'"'"'s manager does (the longhorn.io CRDs are those of Longhorn 1.12.0, from the crds)"' \
+  "$(log_of ctl-1.12.0)" || e2e_fail "no 'writing as Longhorn 1.12.1 (CRDs of 1.12.0)' line in $(log_of ctl-1.12.0)"
+e2e_stop ctl-1.12.0
+assert_ok kc delete crd "${ALL1120[@]}" --wait=true

@@ -177,15 +177,17 @@ static void test_flag(void **state)
     "backingimagedatasources", "backingimagemanagers", "backingimages", "backups",                 \
         "backuptargets", "backupvolumes", "engineimages", "engines", "instancemanagers", "nodes",  \
         "recurringjobs", "replicas", "settings", "sharemanagers", "volumes"
-#define R13  BASE, "orphans", "snapshots"
-#define R14  R13, "supportbundles", "systembackups", "systemrestores"
-#define R15  R14, "volumeattachments"
-#define R16  R15, "backupbackingimages"
-#define R112 R16, "enginefrontends", "shardgroups", "shards"
+#define R13   BASE, "orphans", "snapshots"
+#define R14   R13, "supportbundles", "systembackups", "systemrestores"
+#define R15   R14, "volumeattachments"
+#define R16   R15, "backupbackingimages"
+#define R1120 R16, "enginefrontends"
+#define R112  R1120, "shardgroups", "shards"
 
 static const char *const r12[] = {BASE, NULL}, *const r13[] = {R13, NULL},
                          *const r14[] = {R14, NULL}, *const r15[] = {R15, NULL},
-                         *const r16[] = {R16, NULL}, *const r112[] = {R112, NULL};
+                         *const r16[] = {R16, NULL}, *const r112[] = {R112, NULL},
+                         *const r1120[] = {R1120, NULL};
 
 typedef struct {
     const char *label;
@@ -217,6 +219,8 @@ static const crd_case crds[] = {
      "1.10-1.11",
      CW_LH_REASON_CRDS_AMBIGUOUS},
     {"1.12.1: shards", {0, 1, 0, r112}, 12, "1.12", NULL},
+    /* v1.12.0's crds.yaml has enginefrontends but not yet shardgroups and shards (v1.12.1). */
+    {"1.12.0: enginefrontends, no shards yet", {0, 1, 0, r1120}, 12, "1.12.0", NULL},
     {"both served without the list: 1.3 to 1.8",
      {1, 1, -1, NULL},
      0,
@@ -398,21 +402,46 @@ static void test_decide(void **state)
     assert_string_equal(d.reason, "not-detected");
 }
 
-/* The table: one row per minor, in order, every column consistent with the upstream facts the
+/* The table: rows in release order, every minor from the first to the last, each minor's
+ * newest row what cw_lh_profile_find gives, every column consistent with the upstream facts the
  * golden tests check byte by byte (test_rjctl.c). */
 static void test_profiles(void **state)
 {
     (void)state;
     size_t n;
     const cw_lh_profile *p = cw_lh_profiles(&n);
-    assert_int_equal(n, CW_LH_MINOR_LAST - CW_LH_MINOR_FIRST + 1);
+    int minor = CW_LH_MINOR_FIRST - 1, patch = -1;
     for (size_t i = 0; i < n; i++) {
-        assert_int_equal(p[i].minor, CW_LH_MINOR_FIRST + (int)i);
-        assert_ptr_equal(cw_lh_profile_find(p[i].minor), &p[i]);
+        assert_true(p[i].minor == minor ? p[i].first_patch > patch
+                                        : p[i].minor == minor + 1 && p[i].first_patch == 0);
+        minor = p[i].minor;
+        patch = p[i].first_patch;
+        if (i + 1 == n || p[i + 1].minor != minor)
+            assert_ptr_equal(cw_lh_profile_find(minor), &p[i]);
         char prefix[16];
         snprintf(prefix, sizeof(prefix), "1.%d.", p[i].minor);
         assert_int_equal(strncmp(p[i].release, prefix, strlen(prefix)), 0);
+        assert_true(atoi(p[i].release + strlen(prefix)) >= p[i].first_patch);
     }
+    assert_int_equal(minor, CW_LH_MINOR_LAST);
+    /* The release ranges (issue 34): where the Settings reading, the tasks or Go change. */
+    static const struct {
+        int minor, patch, first_patch, reading, short_escapes;
+    } ranges[] = {
+        {3, 0, 0, 2, 0}, {3, 2, 0, 2, 0}, {3, 3, 3, 3, 0},  {3, -1, 3, 3, 0}, {4, 0, 0, 2, 0},
+        {4, 1, 1, 2, 0}, {4, 2, 2, 4, 0}, {4, 4, 2, 4, 0},  {6, 1, 0, 4, 0},  {6, 2, 2, 4, 1},
+        {6, 9, 2, 4, 1}, {7, 0, 0, 4, 1}, {12, 0, 0, 4, 1}, {2, 6, 0, 2, 0},
+    };
+    for (size_t i = 0; i < N(ranges); i++) {
+        const cw_lh_profile *r = cw_lh_profile_find_release(ranges[i].minor, ranges[i].patch);
+        assert_non_null(r);
+        if (r->minor != ranges[i].minor || r->first_patch != ranges[i].first_patch ||
+            r->settings_reading != ranges[i].reading ||
+            (int)r->json_short_escapes != ranges[i].short_escapes)
+            fail_msg("1.%d.%d: row 1.%d.%d reading %d escapes %d", ranges[i].minor, ranges[i].patch,
+                     r->minor, r->first_patch, r->settings_reading, (int)r->json_short_escapes);
+    }
+    assert_null(cw_lh_profile_find_release(13, 0));
     assert_null(cw_lh_profile_find(1));
     assert_null(cw_lh_profile_find(13));
     assert_string_equal(cw_lh_profile_find(3)->cronjob_api, "batch/v1beta1");

@@ -7,6 +7,8 @@
  * which edits and why), not produced by upstream code. */
 #include "ctrl_test.h"
 
+#include <dirent.h>
+
 #include "controller/longhorn_settings.h"
 #include "controller/longhorn_version.h"
 #include "controller/recurringjob.h"
@@ -118,11 +120,10 @@ static void check_golden(const cw_lh_profile *p, const golden_case *g)
 static void test_golden(void **state)
 {
     (void)state;
-    size_t n;
-    const cw_lh_profile *p = cw_lh_profiles(&n);
-    for (size_t v = 0; v < n; v++)
+    /* Each minor's newest row: the release its fixture was made or derived at. */
+    for (int minor = CW_LH_MINOR_FIRST; minor <= CW_LH_MINOR_LAST; minor++)
         for (size_t i = 0; i < N(golden); i++)
-            check_golden(&p[v], &golden[i]);
+            check_golden(cw_lh_profile_find(minor), &golden[i]);
 }
 
 /* Without a profile (until the shell passes one) the CronJob is 1.2.6's, owned in the cached
@@ -743,6 +744,284 @@ static void test_toleration_order(void **state)
     json_object_put(rj);
 }
 
+/* ---- what each release does: identified from the manager's image tag, as the shell does ---- */
+
+#define RJ_TASK(task, cron, params)                                                                \
+    "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':'nightly',"      \
+    "'namespace':'longhorn-system','uid':'u-1'},'spec':{'task':'" task "','cron':'" cron "',"      \
+    "'retain':3,'concurrency':1,'parameters':" params "}}"
+
+typedef struct {
+    const char *label, *tag; /* the longhorn-manager image's tag */
+    const char *settings;    /* {name: value} (' for ") */
+    const char *rj;
+    cw_rjctl_outcome outcome;
+    const char *problem;     /* INVALID: the one problem */
+    const char *tolerations; /* CREATE: the pod's tolerations (' for "; NULL: none) */
+    const char *annotation;  /* CREATE: a part of the annotation (NULL: not checked) */
+} release_case;
+
+static const release_case release_cases[] = {
+    /* (1) util.GetDistinctTolerations keys each toleration by key+operator+value+effect joined
+     * with no separator, the last one winning: these two are one toleration upstream. */
+    {"1.9.3: xEqual: and x=Exists: are one toleration", "v1.9.3",
+     "{'taint-toleration':'xEqual:;x=Exists:'}", RJ_TASK("snapshot", "0 2 * * *", "{}"),
+     CW_RJCTL_CREATE, NULL, "[{'key':'x','operator':'Equal','value':'Exists'}]", NULL},
+    {"1.2.6: k=vNoSchedule: then k=v:NoSchedule, the last wins", "v1.2.6",
+     "{'taint-toleration':'k=vNoSchedule:;k=v:NoSchedule'}", RJ_TASK("snapshot", "0 2 * * *", "{}"),
+     CW_RJCTL_CREATE, NULL, "[{'key':'k','operator':'Equal','value':'v','effect':'NoSchedule'}]",
+     NULL},
+    {"1.12.1: the other way round", "v1.12.1",
+     "{'taint-toleration':'k=v:NoSchedule;k=vNoSchedule:'}", RJ_TASK("snapshot", "0 2 * * *", "{}"),
+     CW_RJCTL_CREATE, NULL, "[{'key':'k','operator':'Equal','value':'vNoSchedule'}]", NULL},
+    {"1.12.1: different effects stay apart", "v1.12.1",
+     "{'taint-toleration':'k:NoSchedule;k:NoExecute;k:NoSchedule'}",
+     RJ_TASK("snapshot", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL,
+     "[{'key':'k','operator':'Exists','effect':'NoSchedule'},"
+     "{'key':'k','operator':'Exists','effect':'NoExecute'}]",
+     NULL},
+    /* (2) v1.4.0 and v1.4.1 still parse taint-toleration as 1.2 does (trim, len(parts)). */
+    {"1.4.0: a=b=c keeps a and b", "v1.4.0", "{'taint-toleration':'a=b=c:NoSchedule'}",
+     RJ_TASK("snapshot", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL,
+     "[{'key':'a','operator':'Equal','value':'b','effect':'NoSchedule'}]", NULL},
+    {"1.4.1: spaces inside are kept", "v1.4.1", "{'taint-toleration':' my key = v 1 :NoSchedule'}",
+     RJ_TASK("snapshot", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL,
+     "[{'key':'my key','operator':'Equal','value':'v 1','effect':'NoSchedule'}]", NULL},
+    {"1.4.2: spaces removed", "v1.4.2", "{'taint-toleration':' my key = v 1 :NoSchedule'}",
+     RJ_TASK("snapshot", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL,
+     "[{'key':'mykey','operator':'Equal','value':'v1','effect':'NoSchedule'}]", NULL},
+    {"1.3.2: a=1=2 keeps a and 1", "v1.3.2", "{'taint-toleration':'a=1=2:NoSchedule'}",
+     RJ_TASK("snapshot", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL,
+     "[{'key':'a','operator':'Equal','value':'1','effect':'NoSchedule'}]", NULL},
+    /* (2) the tasks: v1.3.0-v1.3.2 and v1.4.0 have snapshot and backup; v1.4.1 adds
+     * snapshot-cleanup and snapshot-delete; v1.3.3 and v1.4.2 the force-create tasks. */
+    {"1.3.2: no snapshot-delete", "v1.3.2", "{}", RJ_TASK("snapshot-delete", "0 2 * * *", "{}"),
+     CW_RJCTL_INVALID,
+     "spec.task: \"snapshot-delete\" is a task of Longhorn 1.3 from 1.3.3; the cluster runs an "
+     "earlier 1.3 release, whose manager has snapshot, backup",
+     NULL, NULL},
+    {"1.3.3: snapshot-delete", "v1.3.3", "{}", RJ_TASK("snapshot-delete", "0 2 * * *", "{}"),
+     CW_RJCTL_CREATE, NULL, NULL, NULL},
+    {"1.4.0: no snapshot-cleanup", "v1.4.0", "{}", RJ_TASK("snapshot-cleanup", "0 2 * * *", "{}"),
+     CW_RJCTL_INVALID,
+     "spec.task: \"snapshot-cleanup\" is a task of Longhorn 1.4 from 1.4.1; the cluster runs an "
+     "earlier 1.4 release, whose manager has snapshot, backup",
+     NULL, NULL},
+    {"1.4.1: snapshot-cleanup, no backup-force-create", "v1.4.1", "{}",
+     RJ_TASK("backup-force-create", "0 2 * * *", "{}"), CW_RJCTL_INVALID,
+     "spec.task: \"backup-force-create\" is a task of Longhorn 1.4 from 1.4.2; the cluster runs "
+     "an earlier 1.4 release, whose manager has snapshot, snapshot-cleanup, snapshot-delete, "
+     "backup",
+     NULL, NULL},
+    {"1.4.2: backup-force-create", "v1.4.2", "{}",
+     RJ_TASK("backup-force-create", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL, NULL, NULL},
+    /* (3) ValidateRecurringJobParameters checks backup and backup-force-create only. */
+    {"1.9.3: parameters on a snapshot task are Longhorn's to ignore", "v1.9.3", "{}",
+     RJ_TASK("snapshot", "0 2 * * *", "{'full-backup-interval':'x','anything':'1'}"),
+     CW_RJCTL_CREATE, NULL, NULL, NULL},
+    {"1.12.1: system-backup's parameters are not checked either", "v1.12.1", "{}",
+     RJ_TASK("system-backup", "0 2 * * *", "{'volume-backup-policy':'sometimes'}"), CW_RJCTL_CREATE,
+     NULL, NULL, NULL},
+    {"1.6.4: no parameters checked (from v1.7.0)", "v1.6.4", "{}",
+     RJ_TASK("backup", "0 2 * * *", "{'full-backup-interval':'x'}"), CW_RJCTL_CREATE, NULL, NULL,
+     NULL},
+    {"1.12.1: a backup task's are", "v1.12.1", "{}",
+     RJ_TASK("backup", "0 2 * * *", "{'full-backup-interval':'x'}"), CW_RJCTL_INVALID,
+     "spec.parameters[full-backup-interval]: \"x\" is not an integer", NULL, NULL},
+    /* (5) Go 1.22's encoding/json writes \b and \f (v1.6.2 on); older Go \u0008 and \u000c. */
+    {"1.6.1: Go 1.21 writes \\u000c", "v1.6.1", "{}", RJ_TASK("snapshot", "0\\f2 * * *", "{}"),
+     CW_RJCTL_CREATE, NULL, NULL, "{\"schedule\":\"0\\u000c2 * * *\","},
+    {"1.6.2: Go 1.22 writes \\f", "v1.6.2", "{}", RJ_TASK("snapshot", "0\\f2 * * *", "{}"),
+     CW_RJCTL_CREATE, NULL, NULL, "{\"schedule\":\"0\\f2 * * *\","},
+    /* (6) a fresh install from 1.6: the deploy manifest's default Settings set priority-class. */
+    {"1.6.4 fresh install: longhorn-critical after the tolerations", "v1.6.4",
+     "{'priority-class':'longhorn-critical','taint-toleration':'k:NoSchedule'}",
+     RJ_TASK("snapshot", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL,
+     "[{'key':'k','operator':'Exists','effect':'NoSchedule'}]",
+     "\"serviceAccountName\":\"longhorn-service-account\",\"tolerations\":[{\"key\":\"k\","
+     "\"operator\":\"Exists\",\"effect\":\"NoSchedule\"}],\"priorityClassName\":"
+     "\"longhorn-critical\"}}}},"},
+    {"1.12.1: \\b too", "v1.12.1", "{'priority-class':'p\\bq'}",
+     RJ_TASK("snapshot", "0 2 * * *", "{}"), CW_RJCTL_CREATE, NULL, NULL,
+     "\"priorityClassName\":\"p\\bq\""},
+};
+
+static void check_release(const release_case *c)
+{
+    char image[64];
+    cw_lh_identity id;
+    cw_lh_decision d;
+    cw_rjctl_settings set;
+    cw_rjctl_config cfg = fresh_install();
+    cw_rjctl_actions a;
+    cw_error err;
+    cw_error_init(&err);
+    snprintf(image, sizeof(image), "longhornio/longhorn-manager:%s", c->tag);
+    cw_lh_identify_image(image, &id);
+    cw_lh_decide(CW_LH_RECONCILER_RECURRINGJOB, &id, &d);
+    if (!d.write)
+        fail_msg("%s: %s", c->label, d.message);
+    json_object *values = tjson(c->settings), *rj = tjson(c->rj);
+    if (cw_rjctl_settings_read(d.profile, values, &set, &err) != CW_OK)
+        fail_msg("%s: %s", c->label, err.message);
+    cw_rjctl_config_use(&cfg, d.profile, &set);
+    cfg.cronjob_api_version = d.profile->cronjob_api;
+    cw_rjctl_actions_init(&a);
+    assert_int_equal(cw_rjctl_decide(rj, "nightly", NULL, &cfg, &a, &err), CW_OK);
+    char *probs = joined(&a.problems);
+    if (a.outcome != c->outcome || strcmp(probs, c->problem ? c->problem : "") != 0)
+        fail_msg("%s: %s [%s]", c->label, cw_rjctl_outcome_name(a.outcome), probs);
+    if (a.outcome == CW_RJCTL_CREATE) {
+        expect_json(cw_json_path(a.cronjob, "spec.jobTemplate.spec.template.spec.tolerations"),
+                    c->tolerations, "tolerations", c->label);
+        const char *ann = json_object_get_string(
+            cw_json_member(cw_json_path(a.cronjob, "metadata.annotations"), CW_RJCTL_ANNOTATION));
+        if (c->annotation && !strstr(ann, c->annotation))
+            fail_msg("%s: annotation\n%s\nlacks %s", c->label, ann, c->annotation);
+    }
+    free(probs);
+    cw_rjctl_actions_free(&a);
+    cw_rjctl_settings_free(&set);
+    json_object_put(values);
+    json_object_put(rj);
+}
+
+static void test_releases(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < N(release_cases); i++)
+        check_release(&release_cases[i]);
+}
+
+/* ---- the oracle: CronJobs made by longhorn-manager's own code at each tag ---- */
+
+/* tests/fixtures/longhorn-oracle/ (its README says how they were made): cases.json holds
+ * RecurringJobs with Settings; each <tag>.json what that tag's newCronJob and createCronJob wrote
+ * for every case, or the error it returned. cronwarden's CronJob builder, as the row of that
+ * release, must write the same: the annotation byte for byte, the rest equal as JSON; an error
+ * upstream must be cronwarden's too, with upstream's text in its message. */
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(json_object_to_json_string(*(json_object *const *)a),
+                  json_object_to_json_string(*(json_object *const *)b));
+}
+
+static void sort_by_text(json_object *arr)
+{
+    if (json_object_is_type(arr, json_type_array))
+        json_object_array_sort(arr, by_text);
+}
+
+static int many_tolerations(json_object *cj)
+{
+    json_object *t = cw_json_path(cj, "spec.jobTemplate.spec.template.spec.tolerations");
+    return json_object_is_type(t, json_type_array) && json_object_array_length(t) > 1;
+}
+
+static int check_oracle_case(const cw_lh_profile *p, json_object *tagged, json_object *c)
+{
+    const char *name = cw_json_path_string(c, "name");
+    json_object *want = cw_json_member(cw_json_member(tagged, "results"), name);
+    cw_rjctl_settings set;
+    cw_rjctl_config cfg = fresh_install();
+    cw_error err;
+    cw_error_init(&err);
+    if (!want)
+        fail_msg("%s: no result for case %s", cw_json_path_string(tagged, "tag"), name);
+    const char *want_err = cw_json_path_string(want, "error");
+    int rc = cw_rjctl_settings_read(p, cw_json_member(c, "settings"), &set, &err);
+    json_object *got = NULL;
+    if (rc == CW_OK) {
+        cw_rjctl_config_use(&cfg, p, &set);
+        cfg.image = cw_json_path_string(tagged, "image");
+        cfg.service_account = cw_json_path_string(tagged, "serviceAccount");
+        cfg.cronjob_api_version = p->cronjob_api;
+        rc = cw_rjctl_cronjob(&cfg, cw_json_member(c, "recurringJob"), &got, &err);
+        cw_rjctl_settings_free(&set);
+    }
+    if (want_err) {
+        if (rc == CW_OK || !strstr(err.message, want_err))
+            fail_msg("%s %s: upstream fails with \"%s\"; cronwarden: %s",
+                     cw_json_path_string(tagged, "tag"), name, want_err,
+                     rc == CW_OK ? "a CronJob" : err.message);
+        json_object_put(got);
+        return 1;
+    }
+    if (rc != CW_OK)
+        fail_msg("%s %s: %s", cw_json_path_string(tagged, "tag"), name, err.message);
+    json_object *cj = cw_json_member(want, "cronJob");
+    const char *wann = json_object_get_string(
+        cw_json_member(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION));
+    const char *gann = json_object_get_string(
+        cw_json_member(cw_json_path(got, "metadata.annotations"), CW_RJCTL_ANNOTATION));
+    /* Upstream writes two or more tolerations from a Go map, in a random order: there the same
+     * spec up to that order is what a byte-for-byte comparison can ask (cw_rjctl_in_sync). */
+    if (!wann || !gann ||
+        (strcmp(wann, gann) != 0 && !(many_tolerations(cj) && cw_rjctl_in_sync(got, cj))))
+        fail_msg("%s %s annotation:\n got %s\nwant %s", cw_json_path_string(tagged, "tag"), name,
+                 gann ? gann : "NULL", wann ? wann : "NULL");
+    /* Go marshals the object's empty status and (to 1.9) a null creationTimestamp: not part of
+     * what is written. */
+    json_object *w = NULL;
+    assert_int_equal(json_object_deep_copy(cj, &w, NULL), 0);
+    json_object_object_del(w, "status");
+    json_object_object_del(cw_json_member(w, "metadata"), "creationTimestamp");
+    sort_by_text(cw_json_path(w, "spec.jobTemplate.spec.template.spec.tolerations"));
+    sort_by_text(cw_json_path(got, "spec.jobTemplate.spec.template.spec.tolerations"));
+    json_object_object_del(cw_json_path(w, "metadata.annotations"), CW_RJCTL_ANNOTATION);
+    json_object_object_del(cw_json_path(got, "metadata.annotations"), CW_RJCTL_ANNOTATION);
+    if (!json_object_equal(got, w))
+        fail_msg("%s %s:\n got %s\nwant %s", cw_json_path_string(tagged, "tag"), name,
+                 cw_json_compact(got), cw_json_compact(w));
+    json_object_put(w);
+    json_object_put(got);
+    return 0;
+}
+
+static void test_oracle(void **state)
+{
+    (void)state;
+    char dir[512];
+    const char *src = getenv("CW_SOURCE_DIR");
+    snprintf(dir, sizeof(dir), "%s/tests/fixtures/longhorn-oracle", src ? src : ".");
+    json_object *cases = read_fixture("oracle", "cases.json");
+    json_object *list = cw_json_member(cases, "cases");
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t tags = 0, compared = 0, errors = 0;
+    if (!d)
+        fail_msg("cannot open %s", dir);
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] != 'v' || len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        json_object *tagged = read_fixture("oracle", e->d_name);
+        char image[128];
+        cw_lh_identity id;
+        cw_lh_decision dec;
+        snprintf(image, sizeof(image), "longhornio/longhorn-manager:%s",
+                 cw_json_path_string(tagged, "tag"));
+        cw_lh_identify_image(image, &id);
+        cw_lh_decide(CW_LH_RECONCILER_RECURRINGJOB, &id, &dec);
+        if (!dec.write)
+            fail_msg("%s: %s", e->d_name, dec.message);
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+            errors +=
+                (size_t)check_oracle_case(dec.profile, tagged, json_object_array_get_idx(list, i));
+            compared++;
+        }
+        json_object_put(tagged);
+        tags++;
+    }
+    closedir(d);
+    json_object_put(cases);
+    /* Not vacuous: at least one release, and the table's 40+ cases each. */
+    assert_true(tags >= 1);
+    assert_true(compared >= 40 * tags);
+    print_message("oracle: %zu releases, %zu cases compared (%zu upstream errors)\n", tags,
+                  compared, errors);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -756,6 +1035,8 @@ int main(void)
         cmocka_unit_test(test_decide_versions),
         cmocka_unit_test(test_decide_zone_prefix),
         cmocka_unit_test(test_toleration_order),
+        cmocka_unit_test(test_releases),
+        cmocka_unit_test(test_oracle),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

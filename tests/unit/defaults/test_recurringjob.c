@@ -291,12 +291,22 @@ static const rj_case validate_cases[] = {
     {"concurrency of the wrong type", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup','cron':'@daily','concurrency':'5'}"), NULL, NULL,
      "spec.concurrency: expected integer, got string"},
-    {"parameters on a snapshot task", CW_OP_CREATE, 0, NULL,
+    /* Longhorn (ValidateRecurringJobParameters) checks backup and backup-force-create only:
+     * elsewhere a warning, never a refusal of what Longhorn runs (issue 34 (3)). */
+    {"parameters on a snapshot task: a warning", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'snapshot','cron':'@daily','parameters':"
          "{'full-backup-interval':'3'}}"),
-     NULL, NULL,
+     NULL,
      "spec.parameters: task \"snapshot\" takes no parameters (only backup, backup-force-create "
-     "and system-backup do)"},
+     "and system-backup do): Longhorn ignores them",
+     NULL},
+    {"system-backup's parameters: warnings", CW_OP_CREATE, 0, NULL,
+     RJ2("{'task':'system-backup','cron':'@daily','parameters':"
+         "{'volume-backup-policy':'sometimes'}}"),
+     NULL,
+     "spec.parameters[volume-backup-policy]: \"sometimes\" is not one of always, if-not-present, "
+     "disabled",
+     NULL},
     {"empty parameters on a snapshot task are fine", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'snapshot','cron':'@daily','parameters':{}}"), NULL, NULL, NULL},
     {"parameter keys and values", CW_OP_CREATE, 0, NULL,
@@ -567,6 +577,61 @@ static void every_task_is_accepted(void **state)
     assert_string_equal(buf, "");
 }
 
+/* The tasks of each release range: the RecurringJob CRD's task enum at each tag (v1.3.0-v1.3.2
+ * and v1.4.0: snapshot, backup; v1.4.1 adds snapshot-cleanup and snapshot-delete; v1.3.3 and
+ * v1.4.2 the force-create tasks too). */
+static void tasks_of_each_release(void **state)
+{
+    (void)state;
+    static const struct {
+        int minor, patch;
+        const char *tasks;
+    } cases[] = {
+        {3, 0, "snapshot, backup"},
+        {3, 2, "snapshot, backup"},
+        {3, 3,
+         "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "
+         "backup-force-create"},
+        {4, 0, "snapshot, backup"},
+        {4, 1, "snapshot, snapshot-cleanup, snapshot-delete, backup"},
+        {4, 2,
+         "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "
+         "backup-force-create"},
+        {4, -1,
+         "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "
+         "backup-force-create"},
+        {8, 2,
+         "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "
+         "backup-force-create, filesystem-trim"},
+        {9, 0, ALL_TASKS},
+        {1, 10, ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char buf[256];
+        cw_recurringjob_tasks_of_release(cases[i].minor, cases[i].patch, buf, sizeof(buf));
+        if (strcmp(buf, cases[i].tasks) != 0)
+            fail_msg("1.%d.%d: %s", cases[i].minor, cases[i].patch, buf);
+    }
+    assert_int_equal(cw_recurringjob_task_first_patch("snapshot-cleanup", 4), 1);
+    assert_int_equal(cw_recurringjob_task_first_patch("snapshot-force-create", 4), 2);
+    assert_int_equal(cw_recurringjob_task_first_patch("snapshot-delete", 3), 3);
+    assert_int_equal(cw_recurringjob_task_first_patch("system-backup", 8), -1);
+    assert_false(cw_recurringjob_task_in("backup-force-create", 4, 1));
+    assert_true(cw_recurringjob_task_in("backup-force-create", 3, 3));
+    assert_false(cw_recurringjob_task_in("nap", 9, 0));
+    /* The webhook with --longhorn-version=1.4.0 */
+    cw_policy_config cfg;
+    cw_policy_config_init(&cfg);
+    cfg.longhorn_minor = 4;
+    cfg.longhorn_patch = 0;
+    test_policy_case(cw_recurringjob_validate, &cfg, CW_OP_CREATE, NULL,
+                     RJ2("{'task':'snapshot-delete','cron':'@daily'}"), NULL, NULL,
+                     "spec.task: \"snapshot-delete\" is a task of Longhorn 1.4 from 1.4.1; the "
+                     "cluster runs an earlier 1.4 release, whose manager has snapshot, backup",
+                     "1.4.0 snapshot-delete");
+    cw_policy_config_free(&cfg);
+}
+
 static void retain_rule(void **state)
 {
     (void)state;
@@ -635,6 +700,7 @@ int main(void)
         cmocka_unit_test(validation),
         cmocka_unit_test(every_task_is_accepted),
         cmocka_unit_test(tasks_of_the_clusters_minor),
+        cmocka_unit_test(tasks_of_each_release),
         cmocka_unit_test(retain_rule),
         cmocka_unit_test(legacy_jobs),
         cmocka_unit_test(cron_zone_prefixes),
