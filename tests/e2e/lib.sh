@@ -20,6 +20,8 @@ set -euo pipefail
 E2E_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=cluster.sh
 . "$E2E_LIB_DIR/cluster.sh"
+# shellcheck source=kcget.sh
+. "$E2E_LIB_DIR/kcget.sh"
 : "${CW_SOURCE_DIR:=$(cd "$E2E_LIB_DIR/../.." && pwd)}"
 export CW_SOURCE_DIR
 E2E_NAME=${E2E_NAME:-$(basename "$0" .sh)}
@@ -27,6 +29,14 @@ E2E_T0=$(date +%s%3N)
 E2E_DIR=""
 E2E_WATCHDOG=""
 E2E_CLEANUPS=()
+# A scenario registered with ASAN (tests/CMakeLists.txt) runs the ASan/UBSan binary when the run
+# names one (scripts/test exports CW_E2E_ASAN_BINARY): one run of the scenario checks both what
+# it asserts and that no cronwarden process leaks or misbehaves in memory.
+if [ "${CW_E2E_ASAN:-0}" = 1 ] && [ -n "${CW_E2E_ASAN_BINARY:-}" ]; then
+  [ -x "$CW_E2E_ASAN_BINARY" ] || { echo "e2e: CW_E2E_ASAN_BINARY=$CW_E2E_ASAN_BINARY is not an executable" >&2; exit 1; }
+  CW_BINARY=$CW_E2E_ASAN_BINARY
+  export CW_BINARY
+fi
 
 e2e__stamp() { local ms=$(( $(date +%s%3N) - E2E_T0 )); printf '%d.%03ds' $((ms / 1000)) $((ms % 1000)); }
 e2e_log() { printf '[e2e %s +%s] %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&2; }
@@ -159,6 +169,9 @@ e2e_start() {
     E2E_WATCHDOG=$!
   fi
   e2e_log "cluster ready: $CW_E2E_API_URL, Kubernetes $CW_E2E_K8S_VERSION"
+  if [ -n "${CW_BINARY:-}" ] && [ "$CW_BINARY" = "${CW_E2E_ASAN_BINARY:-}" ]; then
+    e2e_log "cronwarden under test: the ASan/UBSan build $CW_BINARY"
+  fi
   # scripts/test prints which Kubernetes each scenario ran on from this file.
   if [ -n "${CW_E2E_VERSIONS_FILE:-}" ]; then
     printf '%s %s\n' "$E2E_NAME" "$CW_E2E_K8S_VERSION" >> "$CW_E2E_VERSIONS_FILE"
@@ -166,8 +179,17 @@ e2e_start() {
 }
 
 # kc ARGS...: the built kubectl as admin. kc_as USER ARGS...: as one of the extra users.
-# kubectl's discovery cache lives in the scenario's directory, not in ~/.kube.
-kc() { "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" "$@"; }
+# kubectl's discovery cache lives in the scenario's directory, not in ~/.kube. Reads whose answer
+# the API defines alone (`get --raw`, `get ... -o json`) go through curl (kcget.sh: a fifth of a
+# kubectl start's CPU).
+kc() {
+  local rc=0
+  e2e__kcget "$@" || rc=$?
+  [ "$rc" = 125 ] || return "$rc"
+  "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" "$@"
+}
+# For the commands wait_for runs through `bash -c "... kc get ..."`.
+export -f kc e2e__kcget e2e__kcget_fetch e2e__kcget_resolve e2e__kcget_discover e2e__kcget_uri
 kc_as() {
   local user=$1; shift
   [ -f "$CW_E2E_DIR/kubeconfig-$user" ] || e2e_fail "no user '$user' in this cluster (CW_E2E_USERS='$CW_E2E_USERS')"
@@ -328,7 +350,7 @@ e2e__crds_ready() {
   for n in "$@"; do
     wait_for 30 "discovery of $n" e2e__discovered "$n"
   done
-  rm -rf "$CW_E2E_DIR/kube-cache/discovery"
+  rm -rf "$CW_E2E_DIR/kube-cache/discovery" "$CW_E2E_DIR/kcget-resources.tsv"
 }
 
 # e2e__discovered CRD-NAME: the CRD's plural is listed under its group's preferred version.
@@ -386,7 +408,7 @@ lh_apply_crds() {
   for n in "${LH_CRDS[@]}"; do
     wait_for 30 "discovery of $n" e2e__discovered "$n"
   done
-  rm -rf "$CW_E2E_DIR/kube-cache/discovery"
+  rm -rf "$CW_E2E_DIR/kube-cache/discovery" "$CW_E2E_DIR/kcget-resources.tsv"
 }
 
 # lh_manager IMAGE: the longhorn-manager DaemonSet of tests/e2e/fixtures/longhorn-manager.yaml in

@@ -263,7 +263,7 @@ assert_ok kc create rolebinding tina-editor -n team-a --clusterrole=nonadmin-edi
 assert_ok kc --as=tina create -f - <<'EOF'
 {"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"aaaaaaaaaaaaaaaaaa.b","namespace":"team-a"},"spec":{"backupSpec":{}}}
 EOF
-wait_for 15 "team-a's NonAdminBackup Created" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n team-a aaaaaaaaaaaaaaaaaa.b -o jsonpath='{.status.phase}' | grep -qx Created"
+wait_for 15 "team-a's NonAdminBackup Created" bash -c "kc get nonadminbackups.oadp.openshift.io -n team-a aaaaaaaaaaaaaaaaaa.b -o jsonpath='{.status.phase}' | grep -qx Created"
 DOTNAC=$(kc get nonadminbackups.oadp.openshift.io -n team-a aaaaaaaaaaaaaaaaaa.b -o jsonpath='{.status.veleroBackup.nacuuid}')
 [[ $DOTNAC =~ ^team-a-aaaaaaaaaaaaaaaaaa-[0-9a-f-]{36}$ ]] || e2e_fail "nacuuid '$DOTNAC'"
 assert_json "$(kc get backups.velero.io -n "$OADP" "$DOTNAC" -o json)" .spec '{"excludedResources":'"$EXCL"',"includedNamespaces":["team-a"],"snapshotMoveData":false,"ttl":"720h0m0s"}'
@@ -323,7 +323,7 @@ e2e_step "the attacker's restores: another namespace's backup, a mapping, namesp
 kc create -f - >/dev/null <<'EOF'
 {"apiVersion":"oadp.openshift.io/v1alpha1","kind":"NonAdminBackup","metadata":{"name":"vault","namespace":"bank"},"spec":{"backupSpec":{}}}
 EOF
-wait_for 15 "bank's vault Created" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n bank vault -o jsonpath='{.status.phase}' | grep -qx Created"
+wait_for 15 "bank's vault Created" bash -c "kc get nonadminbackups.oadp.openshift.io -n bank vault -o jsonpath='{.status.phase}' | grep -qx Created"
 BANK_NAC=$(kc get nonadminbackups.oadp.openshift.io -n bank vault -o jsonpath='{.status.veleroBackup.nacuuid}')
 NR='NonAdminRestore spec.restoreSpec.%s is restricted'
 NOT_READY='NonAdminRestore spec.restoreSpec.backupName is invalid: NonAdminBackup is not ready to be restored'
@@ -430,7 +430,7 @@ assert_eq "$retries0" "$(metric_sum ctl2 cronwarden_controller_queue_retries_tot
 
 e2e_step "spec.deleteBackup: Deleting, a DeleteBackupRequest; gone once Velero deleted the backup"
 assert_ok as_alice patch nonadminbackups.oadp.openshift.io -n shop daily --type merge -p '{"spec":{"deleteBackup":true}}'
-wait_for 10 "the DeleteBackupRequest" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get deletebackuprequests.velero.io -n $OADP $NAC -o name"
+wait_for 10 "the DeleteBackupRequest" bash -c "kc get deletebackuprequests.velero.io -n $OADP $NAC -o name"
 dbr=$(kc get deletebackuprequests.velero.io -n "$OADP" "$NAC" -o json)
 assert_json "$dbr" .spec.backupName "$NAC"
 assert_json "$dbr" '.metadata.labels["openshift.io/oadp-nab-origin-nacuuid"]' "$NAC"
@@ -442,9 +442,9 @@ assert_json "$(nab daily)" .metadata.deletionTimestamp "$(nab_field daily .metad
 e2e_log "Velero processes the request: the data, then the Backup, go"
 assert_ok kc patch deletebackuprequests.velero.io -n "$OADP" "$NAC" --type merge -p '{"status":{"phase":"InProgress"}}'
 wait_for 10 "the request's progress mirrored" nab_is daily .status.veleroDeleteBackupRequest.status.phase InProgress
-wait_for 10 "undo (made from daily) gone, with its Velero Restore" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminrestores.oadp.openshift.io -n shop undo && ! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get restores.velero.io -n $OADP $RNAC"
+wait_for 10 "undo (made from daily) gone, with its Velero Restore" bash -c "! kc get nonadminrestores.oadp.openshift.io -n shop undo && ! kc get restores.velero.io -n $OADP $RNAC"
 assert_ok kc delete backups.velero.io -n "$OADP" "$NAC"
-wait_for 15 "daily gone" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n shop daily"
+wait_for 15 "daily gone" bash -c "! kc get nonadminbackups.oadp.openshift.io -n shop daily"
 
 e2e_step "a direct delete: the message, the Velero Backup object and its requests go, then the NonAdminBackup"
 kc create -n "$OADP" -f - >/dev/null <<EOF
@@ -453,8 +453,8 @@ EOF
 # Hold the NonAdminBackup (a second finalizer) to see its status while it goes.
 assert_ok kc patch nonadminbackups.oadp.openshift.io -n shop edited --type json -p '[{"op":"add","path":"/metadata/finalizers/-","value":"test/hold"}]'
 assert_ok as_alice delete nonadminbackups.oadp.openshift.io -n shop edited --wait=false
-wait_for 10 "edited's Velero Backup deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get backups.velero.io -n $OADP $NAC2"
-wait_for 10 "the stale request deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get deletebackuprequests.velero.io -n $OADP stale"
+wait_for 10 "edited's Velero Backup deleted" bash -c "! kc get backups.velero.io -n $OADP $NAC2"
+wait_for 10 "the stale request deleted" bash -c "! kc get deletebackuprequests.velero.io -n $OADP stale"
 wait_for 10 "our finalizer removed" nab_is edited .metadata.finalizers '["test/hold"]'
 obj=$(nab edited)
 assert_json "$obj" .status.phase Deleting
@@ -498,7 +498,7 @@ wait_for 10 "elsewhere refused" nar_is elsewhere .status.phase BackingOff
 assert_eq "$(printf "$NR" resourceModifier), can only name a ConfigMap the administrator allows (--allowed-resource-policies): skip-volumes" \
   "$(nar_field elsewhere '.status.conditions[] | select(.type == "Accepted") | .message')" "elsewhere's message"
 e2e_log "the NonAdminBackup policy, refused for naming skip-volumes before, is decided again under the new flags (and meets the enforced ttl, below)"
-wait_for 10 "policy past cronwarden's check" bash -c "'$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get nonadminbackups.oadp.openshift.io -n shop policy -o json | jq -e '.status.conditions[] | select(.type == \"Accepted\") | .message | startswith(\"Backup.velero.io\")'"
+wait_for 10 "policy past cronwarden's check" bash -c "kc get nonadminbackups.oadp.openshift.io -n shop policy -o json | jq -e '.status.conditions[] | select(.type == \"Accepted\") | .message | startswith(\"Backup.velero.io\")'"
 
 e2e_step "Velero's CRD refuses the Backup (the enforced ttl): BackingOff with the API server's message, nothing retried; edited once the administrator fixed the file, it is made"
 assert_ok mknab refused '{"resourcePolicy":{"kind":"configmap","name":"skip-volumes"}}'

@@ -66,7 +66,7 @@ e2e_step "a stand-in for Velero: Backups without a phase become Completed (hold=
 e2e_bg fake-velero bash -c '
   dir=$1 ns=$2 kubectl=$3
   while :; do
-    "$kubectl" --kubeconfig "$dir/kubeconfig" get backups.velero.io -n "$ns" -o json |
+    kc get backups.velero.io -n "$ns" -o json |
       jq -r ".items[] | select((.status.phase // \"\") == \"\" and .metadata.labels.hold != \"true\") | .metadata.name" |
       while read -r b; do
         "$kubectl" --kubeconfig "$dir/kubeconfig" patch backups.velero.io -n "$ns" "$b" --type merge \
@@ -142,17 +142,17 @@ wait_for 30 "ctl2 to lead (the crashed holder's lease expires first)" grep -q 'b
 # A new schedule does not fire at creation: the first runs are named creation + 5 s.
 for s in plain noskip held; do
   eval "c=\$C_$s"
-  wait_for 10 "$s's first Backup" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=$s -o name)\" != '' ]"
+  wait_for 10 "$s's first Backup" bash -c "[ \"\$(kc get backups.velero.io -n $NS -l velero.io/schedule-name=$s -o name)\" != '' ]"
   assert_eq "$s-$(stamp "$c" 5)" "$(backups_of "$s" | sed -n 1p)" "$s's first Backup (creation + 5 s)"
 done
-wait_for 15 "$unrecorded's lastBackup" bash -c "\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get schedules.velero.io -n $NS $unrecorded -o jsonpath='{.status.lastBackup}' | grep -q ."
+wait_for 15 "$unrecorded's lastBackup" bash -c "kc get schedules.velero.io -n $NS $unrecorded -o jsonpath='{.status.lastBackup}' | grep -q ."
 assert_contains "$(cat "$(log_of ctl2)")" "schedule=$NS/$unrecorded outcome=recorded"
 first=$(backups_of "$unrecorded" | sed -n 1p)
 assert_eq 1 "$(backups_of "$unrecorded" | grep -c -- "^$first\$")" "Backups of $unrecorded's first run"
 wait_for 15 "ctl2 ready" ready ctl2
 
 e2e_step "skipImmediately true: consumed, reset to false, lastSkipped; runs count from it"
-wait_for 15 "skip's first Backup" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=skip -o name)\" != '' ]"
+wait_for 15 "skip's first Backup" bash -c "[ \"\$(kc get backups.velero.io -n $NS -l velero.io/schedule-name=skip -o name)\" != '' ]"
 obj=$(sched skip)
 assert_json "$obj" .spec.skipImmediately false
 skipped=$(jq -r .status.lastSkipped <<<"$obj")
@@ -180,7 +180,7 @@ assert_json "$b" '.spec | [.includedNamespaces, .ttl, .metadata.labels.team]' '[
 e2e_step "paused: untouched; invalid and empty: FailedValidation with Velero's messages"
 assert_json "$(sched paused)" '.status // {} | length' 0
 assert_eq 0 "$(count_of paused)" "Backups of the paused schedule"
-wait_for 10 "invalid's status" bash -c "\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get schedules.velero.io -n $NS invalid -o jsonpath='{.status.phase}' | grep -q FailedValidation"
+wait_for 10 "invalid's status" bash -c "kc get schedules.velero.io -n $NS invalid -o jsonpath='{.status.phase}' | grep -q FailedValidation"
 assert_json "$(sched invalid)" .status.validationErrors '["invalid schedule: end of range (61) above maximum (59): 61"]'
 assert_json "$(sched empty)" .status '{"phase":"FailedValidation","validationErrors":["Schedule must be a non-empty valid Cron expression"]}'
 assert_eq 0 "$(( $(count_of invalid) + $(count_of empty) ))" "Backups of invalid schedules"
@@ -191,13 +191,13 @@ wait_for 20 "held to be due while blocked" grep -q "schedule=$NS/held outcome=bl
 sleep 5
 assert_eq "$first_held" "$(backups_of held)" "held's only Backup while its first is New"
 assert_ok kc patch backups.velero.io -n "$NS" "$first_held" --type merge -p '{"status":{"phase":"Completed"}}'
-wait_for 5 "held's second Backup, woken by the Backup's watch event" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=held -o name | wc -l)\" = 2 ]"
+wait_for 5 "held's second Backup, woken by the Backup's watch event" bash -c "[ \"\$(kc get backups.velero.io -n $NS -l velero.io/schedule-name=held -o name | wc -l)\" = 2 ]"
 
 e2e_step "unpause with skipImmediately true: skipped, no catch-up; without: one catch-up run, not one per missed run"
 assert_ok kc patch schedules.velero.io -n "$NS" paused --type merge -p '{"spec":{"paused":false,"skipImmediately":true}}'
 assert_ok kc patch schedules.velero.io -n "$NS" paused2 --type merge -p '{"spec":{"paused":false}}'
-wait_for 10 "paused's lastSkipped" bash -c "\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get schedules.velero.io -n $NS paused -o jsonpath='{.status.lastSkipped}' | grep -q ."
-wait_for 10 "paused2's catch-up Backup" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=paused2 -o name)\" != '' ]"
+wait_for 10 "paused's lastSkipped" bash -c "kc get schedules.velero.io -n $NS paused -o jsonpath='{.status.lastSkipped}' | grep -q ."
+wait_for 10 "paused2's catch-up Backup" bash -c "[ \"\$(kc get backups.velero.io -n $NS -l velero.io/schedule-name=paused2 -o name)\" != '' ]"
 assert_eq "paused2-$(stamp "$C_paused2" 5)" "$(backups_of paused2 | sed -n 1p)" "paused2's catch-up Backup (its first missed run)"
 obj=$(sched paused)
 assert_json "$obj" .spec.skipImmediately false
@@ -212,7 +212,7 @@ assert_contains "$(cat "$(log_of ctl2)")" 'lease released'
 assert_eq "" "$(lease_holder)" "lease holder after SIGTERM"
 ctl ctl3
 wait_for 10 "ctl3 to lead" grep -q 'became the leader' "$(log_of ctl3)"
-wait_for 15 "plain's next Backup" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=plain -o name | wc -l)\" -gt $before ]"
+wait_for 15 "plain's next Backup" bash -c "[ \"\$(kc get backups.velero.io -n $NS -l velero.io/schedule-name=plain -o name | wc -l)\" -gt $before ]"
 
 e2e_step "two replicas: only the leader acts; the standby is ready and takes over when it leaves"
 ctl ctl4
@@ -228,7 +228,7 @@ before=$(count_of plain)
 e2e_stop ctl3
 wait_for 10 "ctl4 to lead" grep -q 'became the leader' "$(log_of ctl4)"
 assert_eq "$(identity_of ctl4)" "$(lease_holder)" "lease holder after the leader left"
-wait_for 15 "plain's next Backup under ctl4" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get backups.velero.io -n $NS -l velero.io/schedule-name=plain -o name | wc -l)\" -gt $before ]"
+wait_for 15 "plain's next Backup under ctl4" bash -c "[ \"\$(kc get backups.velero.io -n $NS -l velero.io/schedule-name=plain -o name | wc -l)\" -gt $before ]"
 
 e2e_step "lastBackup moved on, and is when the newest Backup was submitted"
 obj=$(sched plain)

@@ -602,7 +602,7 @@ assert_ok kc patch mutatingwebhookconfiguration cronwarden --type json -p '[{"op
 e2e_step "deploy/cert-manager: accepted by the apiserver (stand-in cert-manager CRDs)"
 e2e_certmanager_crds
 wait_for 30 "discovery of cert-manager.io" kc get --raw /apis/cert-manager.io/v1
-rm -rf "$CW_E2E_DIR/kube-cache/discovery"
+rm -rf "$CW_E2E_DIR/kube-cache/discovery" "$CW_E2E_DIR/kcget-resources.tsv"
 # On 1.19/1.20: an overlay of deploy/cert-manager with the patches of deploy/kube-1.29/base and
 # deploy/kube-1.20/base, rendered with a newer kubectl (docs/deploy.md, "Certificates").
 mkdir -p "$E2E_DIR/cm-1.20"
@@ -685,7 +685,7 @@ assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_audit.yaml"
 assert_ok kc delete -k "$D/upgrade-job"
 assert_ok kc delete -f "$D/controller/rbac-longhorn.yaml" --ignore-not-found
 assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_base.yaml" --ignore-not-found
-wait_for 90 "namespace $CW_NS to be deleted" bash -c "! '$CW_KUBECTL' --kubeconfig '$KUBECONFIG' get namespace $CW_NS 2>/dev/null"
+wait_for 90 "namespace $CW_NS to be deleted" bash -c "! kc get namespace $CW_NS 2>/dev/null"
 assert_json "$(kc get mutatingwebhookconfigurations,validatingwebhookconfigurations -o json)" '.items | length' 0 "webhook configurations left"
 assert_json "$(kc get clusterroles,clusterrolebindings -o json)" '[.items[].metadata.name | select(startswith("cronwarden"))]' '[]' "cluster roles left"
 assert_json "$(kc get roles,rolebindings -n "$NS" -o json)" '[.items[].metadata.name | select(startswith("cronwarden"))]' '[]' "roles left in $NS"

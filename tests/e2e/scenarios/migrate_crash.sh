@@ -15,7 +15,7 @@ NS=$(e2e_namespace longhorn-system)
 # Legacy CronJobs go by foreground deletion; wait until the garbage collector is done.
 settled_state() {
   wait_for 60 "foreground deletions to finish" bash -c \
-    "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get cronjobs -n $NS -o json | jq '[.items[] | select(.metadata.deletionTimestamp)] | length')\" = 0 ]"
+    "[ \"\$(kc get cronjobs -n $NS -o json | jq '[.items[] | select(.metadata.deletionTimestamp)] | length')\" = 0 ]"
   mig_state
 }
 

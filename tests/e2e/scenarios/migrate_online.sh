@@ -94,7 +94,7 @@ assert_fails --match NotFound kc get configmap -n "$NS" cronwarden-storageclass-
 want=$(kc create --dry-run=client -f "$E2E_DIR/truth-out/configmap-longhorn-storageclass.yaml" -o json | jq -c .data)
 assert_json "$(kc get configmap -n "$NS" longhorn-storageclass -o json)" .data "$want" "longhorn-storageclass ConfigMap"
 # Legacy CronJobs: the deleted ones are gone (foreground deletion completes), the kept ones stay.
-wait_for 60 "legacy CronJobs deleted" bash -c "[ \"\$(\"$CW_KUBECTL\" --kubeconfig $KUBECONFIG get cronjobs -n $NS -o json | jq '.items | length')\" = $(jq '.summary.cronJobs.kept' "$E2E_DIR/truth.json") ]"
+wait_for 60 "legacy CronJobs deleted" bash -c "[ \"\$(kc get cronjobs -n $NS -o json | jq '.items | length')\" = $(jq '.summary.cronJobs.kept' "$E2E_DIR/truth.json") ]"
 assert_json "$(kc get cronjobs -n "$NS" -o json)" '[.items[].metadata.name] | sort' \
   "$(jq -c '[.cronJobs[] | select(.action=="keep") | .name] | sort' "$E2E_DIR/truth.json")" "kept legacy CronJobs"
 assert_fails --match NotFound kc get lease -n "$NS" cronwarden-migrate

@@ -259,19 +259,19 @@ EOF
 assert_ok kc delete cronjob -n "$NS_LH" -l longhornvolume=pvc-legacy --cascade=foreground --wait=false
 # The garbage collector deletes the dependent first; the held Job keeps the CronJob waiting.
 wait_for 30 "the garbage collector to delete the dependent Job" bash -c \
-  "'$CW_KUBECTL' get job -n '$NS_LH' pvc-legacy-snap-c-manual -o json | jq -e '.metadata.deletionTimestamp != null' >/dev/null"
+  "kc get job -n '$NS_LH' pvc-legacy-snap-c-manual -o json | jq -e '.metadata.deletionTimestamp != null' >/dev/null"
 cj=$(kc get cronjob -n "$NS_LH" pvc-legacy-snap-c -o json)
 assert_json "$cj" '.metadata.deletionTimestamp != null' true "CronJob marked for deletion"
 assert_json "$cj" .metadata.finalizers '["foregroundDeletion"]' "CronJob waits for its dependents"
 t_del=$(date +%s%3N)
 assert_ok kc patch job -n "$NS_LH" pvc-legacy-snap-c-manual --type json -p '[{"op":"remove","path":"/metadata/finalizers"}]'
-wait_for 60 "the CronJob to be deleted once its dependent is gone" bash -c "! '$CW_KUBECTL' get cronjob -n '$NS_LH' pvc-legacy-snap-c 2>/dev/null"
+wait_for 60 "the CronJob to be deleted once its dependent is gone" bash -c "! kc get cronjob -n '$NS_LH' pvc-legacy-snap-c 2>/dev/null"
 assert_fails --match NotFound kc get job -n "$NS_LH" pvc-legacy-snap-c-manual
 e2e_log "foreground deletion finished $(( $(date +%s%3N) - t_del )) ms after the dependent went"
 
 e2e_step "a namespace full of custom resources finishes deleting (namespace controller)"
 assert_ok kc delete namespace "$NS_TENANT" --wait=false
-wait_for 90 "namespace $NS_TENANT to be deleted" bash -c "! '$CW_KUBECTL' get namespace '$NS_TENANT' 2>/dev/null"
+wait_for 90 "namespace $NS_TENANT to be deleted" bash -c "! kc get namespace '$NS_TENANT' 2>/dev/null"
 
 if [ -n "$CW_E2E_USERS" ]; then
   e2e_step "static-token users: authenticated, no rights until bound"
