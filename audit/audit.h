@@ -7,7 +7,7 @@
  *     runner); its CronJob has concurrencyPolicy Forbid, so a fire while the previous run is
  *     still going is skipped (a self-overlap finding);
  *   - a volume is selected by its job label, by a group label of one of the job's groups, or,
- *     with no job or group label at all, by the `default` group (defaults/volume's rule);
+ *     with no job or group label at all, by the `default` group (longhorn/volume's rule);
  *   - legacy spec.recurringJobs (Longhorn < 1.2) are one CronJob per volume and job: equal
  *     (task, cron) pairs fire together, one volume each;
  *   - a Velero Schedule (not paused) starts one backup per fire.

@@ -8,7 +8,7 @@
 
 #include "audit/internal.h"
 #include "defaults/kinds.h"
-#include "defaults/volume.h"
+#include "longhorn/volume.h"
 #include "lib/buf.h"
 #include "lib/grow.h"
 #include "lib/json.h"
@@ -196,7 +196,7 @@ static int add_schedule(cw_audit *a, json_object *obj, const char *ns, const cha
     return CW_OK;
 }
 
-/* "\nj:<job>\ng:<group>\n...": the volume's selectors (defaults/volume's rule), sorted, so that
+/* "\nj:<job>\ng:<group>\n...": the volume's selectors (longhorn/volume's rule), sorted, so that
  * signatures compare as sets. */
 static int volume_signature(const cw_audit *a, json_object *labels, json_object *legacy,
                             cw_buf *sig)

@@ -12,7 +12,7 @@
 
 #include "audit/audit.h"
 #include "cmd/cmd.h"
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 #include "lib/k8sname.h"
 #include "lib/opts.h"
 

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 #include "health/health.h"
 #include "lib/k8sname.h"
 #include "lib/opts.h"

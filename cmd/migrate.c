@@ -8,7 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/migrate.h"
 #include "defaults/opts.h"
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 #include "lib/k8sname.h"
 #include "lib/log.h"
 #include "lib/opts.h"

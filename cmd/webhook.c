@@ -8,10 +8,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "controller/longhorn_version.h"
+#include "longhorn/version.h"
 #include "defaults/opts.h"
 #include "defaults/policy.h"
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 #include "lib/log.h"
 #include "lib/opts.h"
 #include "cron/tz.h"

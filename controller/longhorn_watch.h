@@ -1,5 +1,5 @@
 /* Which Longhorn runs, followed at runtime by the Longhorn reconcilers (recurringjob, volume): the
- * I/O side of controller/longhorn_version.h, one per reconciler (in its state), with an informer on
+ * I/O side of longhorn/version.h, one per reconciler (in its state), with an informer on
  * the longhorn-manager DaemonSet (CW_LH_MANAGER_INFORMER in its table).
  *
  * The identity is --longhorn-version when it forces one, else the DaemonSet's image tag, else what
@@ -16,7 +16,7 @@
 #include <pthread.h>
 
 #include "controller/core/shell.h"
-#include "controller/longhorn_version.h"
+#include "longhorn/version.h"
 #include "lib/metrics.h"
 
 #define CW_LH_VERSION_INFO "cronwarden_controller_longhorn_version_info"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "controller/core/shell.h"
-#include "controller/longhorn_settings.h"
+#include "longhorn/settings.h"
 #include "controller/longhorn_watch.h"
 #include "lib/json.h"
 #include "lib/log.h"

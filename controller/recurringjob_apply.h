@@ -1,6 +1,6 @@
 /* The RecurringJob reconciler (`--controllers recurringjob`): Longhorn's runtime for its
  * RecurringJobs, a CronJob each, as the cluster's Longhorn minor's manager makes it
- * (controller/recurringjob.h), or none at all for a Longhorn it does not know (it stands down:
+ * (longhorn/rjctl.h), or none at all for a Longhorn it does not know (it stands down:
  * controller/longhorn_watch.h). Informers, all in the Longhorn namespace: RecurringJobs; CronJobs
  * labelled longhorn.io/managed-by=longhorn-manager and recurring-job.longhorn.io (kept as name,
  * labels, annotation); Settings (name and value); the longhorn-manager DaemonSet (its image and
@@ -13,7 +13,7 @@
 
 #include "controller/core/reconciler.h"
 #include "controller/flags.h"
-#include "controller/recurringjob.h"
+#include "longhorn/rjctl.h"
 
 /* Its config (config_init from --longhorn-namespace, --longhorn-version, --job-image,
  * --job-service-account, --manager-url, --max-retain). */

@@ -2,7 +2,7 @@
 
 #include <string.h>
 
-#include "defaults/volume.h"
+#include "longhorn/volume.h"
 #include "lib/buf.h"
 #include "lib/json.h"
 #include "migrate/plan.h"

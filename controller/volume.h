@@ -1,6 +1,6 @@
 /* The Volume reconciler's decision: a pure function of one Longhorn Volume, the RecurringJobs of
  * the Longhorn namespace and the configuration. The rules are the webhook's and the migrator's,
- * not copies of them: the default group label is defaults/volume's cw_volume_default, and legacy
+ * not copies of them: the default group label is longhorn/volume's cw_volume_default, and legacy
  * spec.recurringJobs go through migrate/plan's cw_plan_volume, exactly as `cronwarden migrate`
  * plans one volume (names by --name-scheme, existing RecurringJobs reused, conflicts and invalid
  * jobs refused).

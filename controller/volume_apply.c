@@ -6,8 +6,8 @@
 
 #include "controller/core/shell.h"
 #include "controller/longhorn_watch.h"
-#include "defaults/recurringjob.h"
-#include "defaults/volume.h"
+#include "longhorn/recurringjob.h"
+#include "longhorn/volume.h"
 #include "lib/json.h"
 #include "lib/log.h"
 

@@ -12,7 +12,7 @@
 
 #include "controller/core/reconciler.h"
 #include "controller/flags.h"
-#include "controller/longhorn_version.h"
+#include "longhorn/version.h"
 #include "controller/volume.h"
 
 /* Its config (config_init from --longhorn-namespace, --longhorn-version, --default-group,

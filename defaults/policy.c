@@ -1,11 +1,13 @@
 #include "defaults/policy.h"
 
+#include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/recurringjob.h"
 #include "lib/buf.h"
+#include "lib/k8sname.h"
 
 int cw_policy_config_init(cw_policy_config *cfg)
 {
@@ -35,6 +37,24 @@ int cw_policy_config_set_default_group(cw_policy_config *cfg, const char *group,
     return CW_OK;
 }
 
+const char *cw_policy_group_problem(const char *group)
+{
+    char key[sizeof(CW_LABEL_GROUP_PREFIX) + CW_K8SNAME_QUALIFIED_MAX + 1];
+    size_t n = strlen(group);
+    int ok = n >= 2 && isalnum((unsigned char)group[0]);
+    for (size_t i = 1; ok && i < n; i++)
+        ok = isalnum((unsigned char)group[i]) || strchr("_.-", group[i]);
+    if (!ok)
+        return "must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$";
+    if (n <= CW_K8SNAME_QUALIFIED_MAX) {
+        snprintf(key, sizeof(key), "%s%s", CW_LABEL_GROUP_PREFIX, group);
+        if (!cw_k8sname_check_qualified(key))
+            return NULL;
+    }
+    return "must end with a letter or digit and have at most 63 characters, so that the volume "
+           "label key " CW_LABEL_GROUP_PREFIX "<group> is valid";
+}
+
 int cw_policy_config_validate(const cw_policy_config *cfg, cw_error *err)
 {
     if (cfg->max_retain < 1 || cfg->max_retain > CW_POLICY_MAX_RETAIN_LIMIT)
@@ -43,7 +63,7 @@ int cw_policy_config_validate(const cw_policy_config *cfg, cw_error *err)
     if (cfg->schedule_skip_immediately != 0 && cfg->schedule_skip_immediately != 1)
         return cw_error_set(err, CW_EINVAL, "schedule-skip-immediately: must be true or false");
     if (cfg->default_group && *cfg->default_group) {
-        const char *why = cw_recurringjob_group_problem(cfg->default_group);
+        const char *why = cw_policy_group_problem(cfg->default_group);
         if (why)
             return cw_error_set(err, CW_EINVAL, "default-group: \"%s\" %s", cfg->default_group,
                                 why);

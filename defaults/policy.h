@@ -54,6 +54,10 @@ void cw_policy_config_free_tzdb(cw_policy_config *cfg, cw_tzdb *tzdb);
 /* Replaces default_group with a copy of group (NULL or "" disables). */
 int cw_policy_config_set_default_group(cw_policy_config *cfg, const char *group,
                                        cw_error *err) CW_MUST_CHECK;
+/* Reason a group is unusable (NULL when fine): it must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$ and
+ * form a valid label key recurring-job-group.longhorn.io/<group>. Static text. Here, not in
+ * longhorn/recurringjob.h, because default_group above is checked by it. */
+const char *cw_policy_group_problem(const char *group);
 /* CW_EINVAL with the first out-of-range value, e.g. "max-retain: 300 is outside 1..250". */
 int cw_policy_config_validate(const cw_policy_config *cfg, cw_error *err) CW_MUST_CHECK;
 

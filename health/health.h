@@ -8,7 +8,7 @@
  *   - cw_health_eval judges one schedule: its fire times (cron/ with CRON_TZ, as everywhere in
  *     cronwarden), the run each fire started, the ones missed and why, last success and failure,
  *     consecutive failures, the run in progress against the usual duration;
- *   - volumes: the backup jobs that apply to each (defaults/volume's selectors), its last
+ *   - volumes: the backup jobs that apply to each (longhorn/volume's selectors), its last
  *     successful backup (backups.longhorn.io, backupvolumes.longhorn.io), unprotected and stale.
  * Two ways in: one schedule at a time (cw_health_sched_* + cw_health_eval: what a reconciler
  * holding its own caches calls per key), or the collector cw_health, fed any objects in any order

@@ -1,4 +1,4 @@
-/* Volumes: which backup jobs apply to each (defaults/volume's selectors against the RecurringJobs'
+/* Volumes: which backup jobs apply to each (longhorn/volume's selectors against the RecurringJobs'
  * names and groups), its last successful backup (backups.longhorn.io, backupvolumes.longhorn.io),
  * and the verdicts: unprotected (no backup job applies) and stale (no successful backup within
  * twice the shortest interval of its jobs). Volumes are grouped by the set of selectors they
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/volume.h"
+#include "longhorn/volume.h"
 #include "lib/grow.h"
 #include "lib/json.h"
 

@@ -1,8 +1,8 @@
 /* Planner: feeding (cw_plan_add), resolution (cw_plan_finish) and the per-object decision shared
  * by the report, the manifest writer and the online applier. */
 #include "migrate/plan.h"
-#include "defaults/recurringjob.h"
-#include "defaults/volume.h"
+#include "longhorn/recurringjob.h"
+#include "longhorn/volume.h"
 #include "lib/buf.h"
 #include "lib/gojson.h"
 #include "lib/json.h"

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 #include "velero/schedule.h"
-#include "defaults/volume.h"
+#include "longhorn/volume.h"
 
 typedef int (*policy_fn)(const cw_policy_config *cfg, cw_operation op, json_object *old,
                          json_object *obj, cw_decision *d, cw_error *err);

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/volume.h"
+#include "longhorn/volume.h"
 #include "lib/jsonwalk.h"
 #include "lib/utf8.h"
 

@@ -1,4 +1,4 @@
-#include "controller/longhorn_settings.h"
+#include "longhorn/settings.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "defaults/volume.h"
+#include "longhorn/volume.h"
 
 #include <string.h>
 

@@ -1,10 +1,10 @@
-/* Which Longhorn runs and whether a reconciler writes (controller/longhorn_version.c): tables of
+/* Which Longhorn runs and whether a reconciler writes (longhorn/version.c): tables of
  * image references as clusters and mirrors spell them, --longhorn-version values, the CRD sets
  * of each minor's crds.yaml (tests/fixtures/longhorn-<v>/README.md), DaemonSets as Longhorn's
  * deploy manifests write them, and the stand-down decision with its log line. */
-#include "ctrl_test.h"
+#include "tests/unit/controller/ctrl_test.h"
 
-#include "controller/longhorn_version.h"
+#include "longhorn/version.h"
 
 /* ---- image tags ---- */
 

@@ -2,11 +2,11 @@
  * absence), the CronJobs labelled for it and the configuration, returning what to write. The
  * CronJob is the one the cluster's Longhorn minor's manager makes (newCronJob in
  * controller/recurring_job_controller.go at that minor's tag; the per-minor table is
- * controller/longhorn_version.h, the facts docs/compat.md), and its annotation
+ * longhorn/version.h, the facts docs/compat.md), and its annotation
  * longhorn.io/last-applied-cronjob-spec is byte for byte Go's encoding/json of the spec as that
  * manager marshals it, so Longhorn's manager, which compares that annotation as a string, adopts
  * cronwarden's CronJobs without rewriting them. Validity is the webhook's rule
- * (defaults/recurringjob.h); the job's name is its metadata.name (Longhorn 1.2's CRD prunes
+ * (longhorn/recurringjob.h); the job's name is its metadata.name (Longhorn 1.2's CRD prunes
  * spec.name, and no manager reads it).
  *
  *   RecurringJob invalid by the policy, or its  -> nothing written (an existing CronJob keeps its
@@ -25,8 +25,8 @@
 
 #include <stdint.h>
 
-#include "controller/longhorn_settings.h"
-#include "controller/longhorn_version.h"
+#include "longhorn/settings.h"
+#include "longhorn/version.h"
 #include "defaults/policy.h"
 #include "lib/buf.h"
 #include "lib/error.h"

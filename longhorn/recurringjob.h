@@ -57,9 +57,8 @@ int cw_recurringjob_task_takes_parameters(const char *task);
  * negative → 0; every other task (unknown ones too) below 1 → 1; otherwise unchanged. */
 int64_t cw_recurringjob_default_retain(const char *task, int64_t retain);
 
-/* Reason a group is unusable (NULL when fine): it must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$ and
- * form a valid label key recurring-job-group.longhorn.io/<group>. Static text. */
-const char *cw_recurringjob_group_problem(const char *group);
+/* A group's rule is cw_policy_group_problem (defaults/policy.h): the policy's default_group is
+ * checked by it too. */
 /* A flag naming a group (--default-group), one wording in every command: CW_EUSAGE
  * "<flag> \"<group>\" <why>"; empty or NULL (none) passes. */
 int cw_recurringjob_check_group_flag(const char *flag, const char *group, cw_error *err);

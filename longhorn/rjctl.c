@@ -1,9 +1,9 @@
-#include "controller/recurringjob.h"
+#include "longhorn/rjctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 #include "lib/gojson.h"
 #include "lib/json.h"
 
@@ -371,7 +371,7 @@ static const char *annotation(json_object *cj)
         cw_json_member(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION));
 }
 
-/* The webhook's rules, with the tasks of the cluster's minor (defaults/recurringjob.c). */
+/* The webhook's rules, with the tasks of the cluster's minor (longhorn/recurringjob.c). */
 static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *problems,
                     cw_error *err)
 {

@@ -1,11 +1,11 @@
 /* RecurringJob defaulting and validation: every rule of docs/policy.md with its edges. JSON in
  * the tables uses ' for " (see policy_case.h); messages are exact. */
-#include "policy_case.h"
+#include "tests/unit/defaults/policy_case.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 #include "tests/unit/tzdb_fixture.h"
 
 #define RJ(api, spec)                                                                              \

@@ -1,4 +1,4 @@
-#include "defaults/recurringjob.h"
+#include "longhorn/recurringjob.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -134,24 +134,6 @@ int64_t cw_recurringjob_default_retain(const char *task, int64_t retain)
     if (strcmp(task, "snapshot-delete") == 0)
         return retain < 0 ? 0 : retain;
     return retain < 1 ? 1 : retain;
-}
-
-const char *cw_recurringjob_group_problem(const char *group)
-{
-    char key[sizeof(CW_LABEL_GROUP_PREFIX) + CW_K8SNAME_QUALIFIED_MAX + 1];
-    size_t n = strlen(group);
-    int ok = n >= 2 && isalnum((unsigned char)group[0]);
-    for (size_t i = 1; ok && i < n; i++)
-        ok = isalnum((unsigned char)group[i]) || strchr("_.-", group[i]);
-    if (!ok)
-        return "must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$";
-    if (n <= CW_K8SNAME_QUALIFIED_MAX) {
-        snprintf(key, sizeof(key), "%s%s", CW_LABEL_GROUP_PREFIX, group);
-        if (!cw_k8sname_check_qualified(key))
-            return NULL;
-    }
-    return "must end with a letter or digit and have at most 63 characters, so that the volume "
-           "label key " CW_LABEL_GROUP_PREFIX "<group> is valid";
 }
 
 /* Records a typed-getter failure as a problem; only ENOMEM is an error of ours. */
@@ -348,7 +330,7 @@ static int check_groups(json_object *spec, const char *where, cw_strlist *proble
         if (!json_object_is_type(g, json_type_string))
             rc = cw_policy_item_problem(problems, where, "groups", idx, "expected string, got %s",
                                         cw_json_type_name(g));
-        else if ((why = cw_recurringjob_group_problem(json_object_get_string(g))))
+        else if ((why = cw_policy_group_problem(json_object_get_string(g))))
             rc = cw_policy_item_problem(problems, where, "groups", idx, "\"%s\" %s",
                                         json_object_get_string(g), why);
         if (rc != CW_OK)
@@ -712,6 +694,6 @@ done:
 
 int cw_recurringjob_check_group_flag(const char *flag, const char *group, cw_error *err)
 {
-    const char *why = group && *group ? cw_recurringjob_group_problem(group) : NULL;
+    const char *why = group && *group ? cw_policy_group_problem(group) : NULL;
     return why ? cw_error_set(err, CW_EUSAGE, "%s \"%s\" %s", flag, group, why) : CW_OK;
 }

@@ -1,4 +1,4 @@
-#include "controller/longhorn_version.h"
+#include "longhorn/version.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -13,11 +13,11 @@
 /* One row per release range, read at the range's latest patch release (docs/compat.md, "The
  * CronJob each Longhorn minor writes", names the functions). Columns: minor, first patch, release,
  * CronJob version, owner version, vendored k8s.io/api, imagePullSecrets, history limits from
- * Settings, creationTimestamp, the Settings reading (longhorn_settings.h), \b and \f, where the
+ * Settings, creationTimestamp, the Settings reading (longhorn/settings.h), \b and \f, where the
  * golden test comes from. A new row starts where upstream's behaviour changes: v1.3.3 (the
  * len(pair) fix and four tasks), v1.4.1 (snapshot-cleanup, snapshot-delete), v1.4.2 (the
  * parser that removes spaces, the force-create tasks), v1.6.2 (Go 1.22). The tasks of each row are
- * defaults/recurringjob.c's, keyed by the same first patch. */
+ * longhorn/recurringjob.c's, keyed by the same first patch. */
 static const cw_lh_profile profiles[] = {
     {2, 0, "1.2.6", "batch/v1beta1", "longhorn.io/v1beta1", "v0.18.19", 0, 0, 1, 2, 0, "upstream"},
     {3, 0, "1.3.2", "batch/v1beta1", "longhorn.io/v1beta2", "v0.23.6", 1, 0, 1, 2, 0, "none"},

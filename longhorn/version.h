@@ -38,7 +38,7 @@ typedef struct cw_lh_profile {
                                         1.9; apimachinery v0.34's omitzero drops it from 1.10) */
     int settings_reading;            /* the minor whose reading of taint-toleration and the node
                                         selector applies: 2, 3 (len(pair) fixed) or 4 (spaces
-                                        removed, new messages; longhorn_settings.h) */
+                                        removed, new messages; longhorn/settings.h) */
     unsigned json_short_escapes : 1; /* built with Go >= 1.22, whose encoding/json writes \b and
                                         \f (from v1.6.2); older Go \u0008 and \u000c */
     const char *golden; /* "upstream" (fixture made by that release's code), "derived", or

@@ -1,17 +1,17 @@
-/* The RecurringJob reconciler's decision (controller/recurringjob.c) and Longhorn's Settings
- * (controller/longhorn_settings.c): tables of real cases with exact expected output.
+/* The RecurringJob reconciler's decision (longhorn/rjctl.c) and Longhorn's Settings
+ * (longhorn/settings.c): tables of real cases with exact expected output.
  * Golden: for each Longhorn minor, cronwarden's CronJob for the RecurringJobs of
  * tests/fixtures/longhorn-<release>/ has a byte-identical longhorn.io/last-applied-cronjob-spec and
  * equal fields elsewhere. For 1.2.6, 1.3.3 and 1.4.4 those files were made by that release's own
  * code; for 1.5.5 and later they are DERIVED from reading upstream's code (their READMEs say
  * which edits and why), not produced by upstream code. */
-#include "ctrl_test.h"
+#include "tests/unit/controller/ctrl_test.h"
 
 #include <dirent.h>
 
-#include "controller/longhorn_settings.h"
-#include "controller/longhorn_version.h"
-#include "controller/recurringjob.h"
+#include "longhorn/settings.h"
+#include "longhorn/version.h"
+#include "longhorn/rjctl.h"
 #include "defaults/policy.h"
 #include "lib/buf.h"
 

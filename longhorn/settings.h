@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "controller/longhorn_version.h"
+#include "longhorn/version.h"
 #include "lib/error.h"
 
 #define CW_LH_SETTING_TOLERATION     "taint-toleration"

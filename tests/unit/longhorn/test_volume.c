@@ -1,8 +1,8 @@
 /* Volume defaulting (default-group label) and validation (legacy spec.recurringJobs). JSON in the
  * tables uses ' for " (see policy_case.h); messages are exact. */
-#include "policy_case.h"
+#include "tests/unit/defaults/policy_case.h"
 
-#include "defaults/volume.h"
+#include "longhorn/volume.h"
 
 #define VOL(meta, spec)                                                                            \
     "{'apiVersion':'longhorn.io/v1beta2','kind':'Volume','metadata':" meta ",'spec':" spec "}"
