@@ -125,7 +125,7 @@ release() {
     e2e_fail "Longhorn $v: no convergence in 60 s, a write war: $(jq -c '{total, rewrites, errors}' "$r")"
   # A war cronwarden gives up (three rewrites, then a WriteWar Event) ends quiet: the whole run counts.
   [ "$(jq .total.rewrites "$r")" = 0 ] || e2e_fail "Longhorn $v: a write war: upstream's checkAndUpdateCronJob rewrote \
-$(jq .total.rewrites "$r") times, another writer changed $(jq .total.foreign "$r") resourceVersions; first rewrites:
+$(jq .total.rewrites "$r") times, another writer changed $(jq .total.foreign "$r") resourceVersions; the first rewrite of each job:
 $(jq -r '.rewrites[] | "\(.job):\n  stored \(.stored)\n  fresh  \(.fresh)"' "$r")"
   assert_eq "${#jobs[@]}" "$(jq .jobs "$r")" "Longhorn $v: CronJobs the writer keeps"
   assert_eq "$RESYNCS" "$(jq .window_resyncs "$r")" "Longhorn $v: resyncs of every CronJob after convergence"
