@@ -5,7 +5,7 @@
 # are upstream's own newCronJob output (tests/fixtures/longhorn-oracle/<tag>.json), on the current
 # Kubernetes with each release's CRDs and DaemonSet image: Longhorn 1.4.4 (the manager's CronJobs
 # there first, cronwarden arriving) and 1.12.1 (cronwarden's first, the manager arriving), default
-# and odd Settings (one Longhorn namespace, one controller per Settings case). After convergence,
+# and odd Settings (a Longhorn namespace and a controller per Settings case). After convergence,
 # 100 resyncs of every CronJob: 0 rewrites by the writer, 0 writes by anyone (the writer's own
 # counter, the CronJobs' resourceVersions, the apiserver's audit log); over the whole run the
 # writer rewrote nothing and every write was a create.
