@@ -10,8 +10,8 @@
 # RESOURCE as kubectl takes it (plural, singular, short name, kind, plural.group,
 # plural.version.group), resolved through the cluster's discovery; the object printed as kubectl
 # prints it (a list as kubectl's `List`, each item with its apiVersion and kind; managedFields left
-# out from kubectl 1.21, as kubectl does; indentation and key order may differ, the JSON is the
-# same); an error as kubectl's `Error from server (Reason): message` on stderr, exit status 1.
+# out from kubectl 1.21, as kubectl does; keys sorted, as kubectl's maps print — tests compare
+# `jq -c` strings; only the escaping of <, >, & differs, the JSON is the same); an error as kubectl's `Error from server (Reason): message` on stderr, exit status 1.
 # Everything else (other flags, other outputs, several resources, an ambiguous or unknown name, an
 # existing cluster without the harness's admin token, CW_E2E_KCGET=0) goes to kubectl.
 # shellcheck shell=bash
@@ -102,9 +102,9 @@ e2e__kcget_fetch() {
     raw) cat "$tmp" ;;
     json)
       if [ -n "$one" ]; then
-        jq --indent 4 "$strip" "$tmp" || rc=$?
+        jq -S --indent 4 "$strip" "$tmp" || rc=$?
       else
-        jq --indent 4 --arg v "$3" --arg k "$4" '{apiVersion: "v1", items: [.items[] |
+        jq -S --indent 4 --arg v "$3" --arg k "$4" '{apiVersion: "v1", items: [.items[] |
           {apiVersion: $v, kind: $k} + . | '"$strip"'], kind: "List", metadata: {resourceVersion: ""}}' "$tmp" || rc=$?
       fi ;;
     # kind.group/name, the kind in lower case (core: kind/name), one line each.
@@ -116,7 +116,8 @@ e2e__kcget_fetch() {
       local p=${mode#jsonpath=}
       p=${p#\{}
       p=${p%\}}
-      jq -j "$p"' | if . == null then empty elif type == "object" or type == "array" then tojson else . end' \
+      jq -j "$p"' | if . == null then empty elif type == "object" or type == "array"
+        then walk(if type == "object" then to_entries | sort_by(.key) | from_entries else . end) | tojson else . end' \
         "$tmp" || rc=$? ;;
   esac
   rm -f "$tmp"

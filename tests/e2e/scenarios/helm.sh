@@ -256,7 +256,11 @@ gen=$(kc get deployment -n "$CW_NS" cronwarden-controller -o jsonpath='{.metadat
 helm upgrade "$REL" "$CHART" --namespace "$REL_NS" "${HERE[@]}" --reuse-values \
   --set upgradeJob.enabled=true --set controller.replicas=1 --timeout 5m > "$CW_E2E_DIR/logs/helm-upgrade-2.log" 2>&1 &
 UPGRADE=$!
+# `helm` is a function: $! is the subshell running it, which a TERM would leave helm orphaned
+# (holding the scenario's output until its 5 minutes are up). The cleanups run last first: the
+# helm child is stopped, then the subshell.
 e2e_on_exit kill "$UPGRADE"
+e2e_on_exit pkill -TERM -P "$UPGRADE"
 job_pod() { kc get pods -n "$CW_NS" -l batch.kubernetes.io/job-name=cronwarden-migrate -o json | jq -er '.items[0].metadata.name'; }
 wait_for 60 "the hook Job's Pod (made by the Job controller)" job_pod
 POD=$(job_pod)
