@@ -76,8 +76,11 @@ cwc_pid_running() {
 cwc_pid_ours() {
   local pid=$1 dir=$2
   cwc_pid_running "$pid" || return 1
-  { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null | grep -qF -- "$dir" && return 0
-  { tr '\0' '\n' < "/proc/$pid/environ"; } 2>/dev/null | grep -qxF -- "CW_E2E_DIR=$dir"
+  # grep reads the files itself: in a pipe, grep -q stops at the first match and the writer
+  # dies of SIGPIPE, which under `set -o pipefail` made the process look like someone else's
+  # (a big environment — exported shell functions — made that likely) and left it running.
+  grep -qaF -- "$dir" "/proc/$pid/cmdline" 2>/dev/null && return 0
+  grep -qzxF -- "CW_E2E_DIR=$dir" "/proc/$pid/environ" 2>/dev/null
 }
 
 # cwc_stop_pid DIR NAME: TERM, up to 10 s grace, then KILL; only if the PID is still ours.
