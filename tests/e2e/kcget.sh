@@ -74,8 +74,9 @@ e2e__kcget_uri() { jq -rn --arg s "$1" '$s | @uri'; }
 # goes through a file: a list of 5,000 volumes is tens of MB.
 e2e__kcget_fetch() {
   local url=$1 mode=$2 tmp=$CW_E2E_DIR/kcget.$BASHPID code rc=0
+  # Not curl's own User-Agent: for it an apiserver (1.20) indents its JSON, for kubectl it does not.
   code=$(curl -sS --max-time 60 --cacert "$CW_E2E_CA" -H "Authorization: Bearer $CW_E2E_TOKEN" \
-    -o "$tmp" -w '%{http_code}' "$url" 2>/dev/null) || { rm -f "$tmp"; return 125; }
+    -A cronwarden-e2e-kcget -o "$tmp" -w '%{http_code}' "$url" 2>/dev/null) || { rm -f "$tmp"; return 125; }
   if [ "$code" -ge 400 ] 2>/dev/null; then
     # A path the server does not serve (the discovery map is stale) is kubectl's to answer.
     if [ "$code" = 404 ] && [ "$mode" != raw ] &&
@@ -96,8 +97,10 @@ e2e__kcget_fetch() {
   fi
   if ! [ "$code" -ge 200 ] 2>/dev/null; then rm -f "$tmp"; return 125; fi
   # kubectl >= 1.21 leaves managedFields out of -o json.
-  local strip=. one=${5:-}
-  [ "${CW_E2E_K8S:-current}" = 1.20 ] || strip='del(.metadata.managedFields)'
+  # kubectl 1.20's List also has an empty selfLink.
+  local strip=. one=${5:-} listmeta='{resourceVersion: ""}'
+  if [ "${CW_E2E_K8S:-current}" = 1.20 ]; then listmeta='{resourceVersion: "", selfLink: ""}'
+  else strip='del(.metadata.managedFields)'; fi
   case $mode in
     raw) cat "$tmp" ;;
     json)
@@ -105,7 +108,7 @@ e2e__kcget_fetch() {
         jq -S --indent 4 "$strip" "$tmp" || rc=$?
       else
         jq -S --indent 4 --arg v "$3" --arg k "$4" '{apiVersion: "v1", items: [.items[] |
-          {apiVersion: $v, kind: $k} + . | '"$strip"'], kind: "List", metadata: {resourceVersion: ""}}' "$tmp" || rc=$?
+          {apiVersion: $v, kind: $k} + . | '"$strip"'], kind: "List", metadata: '"$listmeta"'}' "$tmp" || rc=$?
       fi ;;
     # kind.group/name, the kind in lower case (core: kind/name), one line each.
     name)
