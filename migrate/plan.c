@@ -209,31 +209,26 @@ static int read_meta(json_object *obj, obj_kind k, const char **ns, const char *
 
 /* ---- items (volumes, storage classes, the ConfigMap) ---- */
 
-/* An item's legacy-job fields into v, where longhorn/volplan decides them, and back (moved). */
-static void hold(cw_plan_item *it, cw_volplan *v)
-{
-    v->refs = it->refs;
-    v->nrefs = it->nrefs;
-    v->problems = it->problems;
-    v->present = it->present;
-    v->has_legacy = it->has_legacy;
-    v->any_job_label = it->any_job_label;
-    v->action = it->action;
-    v->reason = it->reason;
-    v->add_labels = it->add_labels;
-}
+#define SWAP(a, b)                                                                                 \
+    do {                                                                                           \
+        __typeof__(a) tmp_ = (a);                                                                  \
+        (a) = (b);                                                                                 \
+        (b) = tmp_;                                                                                \
+    } while (0)
 
-static void release(cw_volplan *v, cw_plan_item *it)
+/* An item's legacy-job fields and v's exchanged: into an empty v, where longhorn/volplan decides
+ * them, and then back into the item (nothing copied, nothing freed). */
+static void exchange(cw_plan_item *it, cw_volplan *v)
 {
-    it->refs = v->refs;
-    it->nrefs = v->nrefs;
-    it->problems = v->problems;
-    it->present = v->present;
-    it->has_legacy = v->has_legacy;
-    it->any_job_label = v->any_job_label;
-    it->action = v->action;
-    it->reason = v->reason;
-    it->add_labels = v->add_labels;
+    SWAP(it->refs, v->refs);
+    SWAP(it->nrefs, v->nrefs);
+    SWAP(it->problems, v->problems);
+    SWAP(it->present, v->present);
+    SWAP(it->has_legacy, v->has_legacy);
+    SWAP(it->any_job_label, v->any_job_label);
+    SWAP(it->action, v->action);
+    SWAP(it->reason, v->reason);
+    SWAP(it->add_labels, v->add_labels);
 }
 
 /* Existing recurringJobSelector entries of a StorageClass ("name\x1fisGroup" in v->present). */
@@ -316,10 +311,11 @@ static int decode_item(cw_plan *p, json_object *obj, obj_kind k, int insert, cw_
                        cw_error *err)
 {
     cw_volplan v;
-    hold(it, &v);
+    cw_volplan_init(&v);
+    exchange(it, &v);
     int rc = k == K_VOLUME ? cw_volplan_read(&p->jobs, obj, insert, &v, err)
                            : decode_storageclass(p, obj, k, insert, it, &v, err);
-    release(&v, it);
+    exchange(it, &v);
     return rc;
 }
 
@@ -518,13 +514,14 @@ static int finalize_item(const cw_plan *p, cw_plan_item *it)
     cw_volplan v;
     free(it->new_selector);
     it->new_selector = NULL;
-    hold(it, &v);
+    cw_volplan_init(&v);
+    exchange(it, &v);
     int rc;
     if (strcmp(it->kind, "Volume") == 0)
         rc = cw_volplan_finish(&p->jobs, &v, group);
     else if ((rc = cw_volplan_verdict(&p->jobs, &v)) == CW_OK && v.action == CW_ACT_MIGRATE)
         rc = selector_json(p, &v, &it->new_selector);
-    release(&v, it);
+    exchange(it, &v);
     return rc;
 }
 
