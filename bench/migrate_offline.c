@@ -70,7 +70,7 @@ static int child_plan(const char *path)
         fprintf(stderr, "%s\n", err.message);
     else
         fprintf(stderr, "planned %zu volumes, %zu distinct jobs\n", plan.scanned_volumes,
-                plan.njobs);
+                plan.jobs.len);
     cw_plan_free(&plan);
     cw_policy_config_free(&pol);
     cw_tzdb_free(&tz);

@@ -1,5 +1,5 @@
 /* The Volume reconciler (`--controllers volume`): keeps Longhorn Volumes labelled for their
- * recurring jobs at runtime (controller/volume.h) — the default group on a volume left without job
+ * recurring jobs at runtime (longhorn/volctl.h) — the default group on a volume left without job
  * labels, and legacy spec.recurringJobs migrated as `cronwarden migrate` migrates them, for volumes
  * written while the webhook was not there; for a Longhorn it does not know it stands down
  * (controller/longhorn_watch.h). Informers, in the Longhorn namespace: Volumes (kept as identity,
@@ -13,7 +13,7 @@
 #include "controller/core/reconciler.h"
 #include "controller/flags.h"
 #include "longhorn/version.h"
-#include "controller/volume.h"
+#include "longhorn/volctl.h"
 
 /* Its config (config_init from --longhorn-namespace, --longhorn-version, --default-group,
  * --name-scheme, --max-retain). */

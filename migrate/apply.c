@@ -48,7 +48,7 @@ static void create_job(void *ud, size_t k)
 {
     jobs_ctx *c = ud;
     cw_apply *a = c->a;
-    cw_plan_job *j = &c->p->jobs[c->jobs[k]];
+    cw_plan_job *j = cw_plan_job_at(c->p, c->jobs[k]);
     cw_error err;
     cw_error_init(&err);
     json_object *obj = NULL, *cur = NULL;
@@ -69,7 +69,7 @@ static void create_job(void *ud, size_t k)
          * conflict answered by a proxy, a concurrent delete) is tried again a few times. */
         json_object_put(cur);
         cur = NULL;
-        rc = cw_kube_get(a->kube, &r, j->name, &cur, &err);
+        rc = cw_kube_get(a->kube, &r, j->rj.name, &cur, &err);
         if (rc == CW_OK) {
             rc = CW_ECONFLICT;
             break;
@@ -130,20 +130,20 @@ static void wait_job(void *ud, size_t k)
 {
     jobs_ctx *c = ud;
     cw_apply *a = c->a;
-    cw_plan_job *j = &c->p->jobs[c->jobs[k]];
+    cw_plan_job *j = cw_plan_job_at(c->p, c->jobs[k]);
     double deadline = cw_clock_mono() + a->cfg.wait_timeout;
     int ready = 0;
     while (!ready && !stopped(a)) {
         cw_error err;
         cw_error_init(&err);
-        ready = has_cronjob(a, j->name, &err);
+        ready = has_cronjob(a, j->rj.name, &err);
         if (ready || cw_clock_mono() >= deadline)
             break;
         usleep(500 * 1000);
     }
     if (!ready)
         cw_log(CW_LOG_WARN, "RecurringJob not ready in time; carrying on",
-               CW_LS("recurringjob", j->name), CW_LD("timeout_seconds", a->cfg.wait_timeout),
+               CW_LS("recurringjob", j->rj.name), CW_LD("timeout_seconds", a->cfg.wait_timeout),
                CW_LB("waited_for_cronjob", a->cfg.wait_for_controller));
     if (a->cfg.progress)
         cw_progress_add(a->cfg.progress, 1);
@@ -156,7 +156,7 @@ static int run_jobs(cw_apply *a, cw_plan *p, cw_error *err)
     if (!idx)
         return cw_error_oom(err);
     for (size_t k = 0; k < n; k++)
-        if (p->jobs[idx[k]].action == CW_ACT_CREATE)
+        if (cw_plan_job_at(p, idx[k])->rj.action == CW_ACT_CREATE)
             idx[m++] = idx[k];
     jobs_ctx c = {a, p, idx};
     if (m) {
@@ -170,7 +170,7 @@ static int run_jobs(cw_apply *a, cw_plan *p, cw_error *err)
          * quorum read from etcd on every API server) would only say it again. */
         size_t w = 0;
         for (size_t k = 0; k < m; k++)
-            if (p->jobs[idx[k]].result == CW_RES_DONE)
+            if (cw_plan_job_at(p, idx[k])->result == CW_RES_DONE)
                 idx[w++] = idx[k];
         if (w && a->cfg.wait_timeout > 0 && a->cfg.wait_for_controller) {
             if (a->cfg.progress)
@@ -187,8 +187,8 @@ static int run_jobs(cw_apply *a, cw_plan *p, cw_error *err)
 const cw_plan_job *cw_apply_missing_job(const cw_plan *p, const cw_plan_item *it)
 {
     for (size_t r = 0; r < it->nrefs; r++) {
-        const cw_plan_job *j = &p->jobs[it->refs[r].job];
-        if (j->action == CW_ACT_CREATE && j->result != CW_RES_DONE && j->result != CW_RES_DRYRUN)
+        const cw_plan_job *j = cw_plan_job_at(p, it->refs[r].job);
+        if (j->rj.action == CW_ACT_CREATE && j->result != CW_RES_DONE && j->result != CW_RES_DRYRUN)
             return j;
     }
     return NULL;
@@ -234,7 +234,7 @@ static void patch_volume(void *ud, size_t k)
     if (missing) {
         char why[300];
         snprintf(why, sizeof(why), "RecurringJob %s was not created; the volume is left as it is",
-                 missing->name);
+                 missing->rj.name);
         cw_plan_set_result(&it->result, &it->result_msg, CW_RES_SKIPPED, why);
         goto done;
     }

@@ -18,12 +18,10 @@
 #include "defaults/names.h"
 #include "lib/strlist.h"
 #include "lib/strmap.h"
+#include "longhorn/legacy.h"
+#include "longhorn/legacyjob.h"
+#include "longhorn/volplan.h"
 #include "migrate/itemstore.h"
-
-#define CW_LEGACY_CRONJOB_LABEL  "longhornvolume"
-#define CW_LONGHORN_SC_CONFIGMAP "longhorn-storageclass"
-#define CW_LONGHORN_SC_KEY       "storageclass.yaml"
-#define CW_LONGHORN_PROVISIONER  "driver.longhorn.io"
 
 typedef struct cw_plan_config {
     cw_names_scheme scheme;
@@ -36,18 +34,8 @@ typedef struct cw_plan_config {
     const char *scratch_dir;
 } cw_plan_config;
 
-/* What the plan decides for each object. */
-typedef enum {
-    CW_ACT_NONE = 0, /* nothing to do (already migrated, or unrelated) */
-    CW_ACT_CREATE,   /* RecurringJob to create */
-    CW_ACT_EXISTS,   /* RecurringJob already there with the same spec */
-    CW_ACT_MIGRATE,  /* Volume / StorageClass / ConfigMap to rewrite */
-    CW_ACT_DELETE,   /* legacy CronJob to delete */
-    CW_ACT_KEEP,     /* legacy CronJob kept (its volume is not migrated, or unknown) */
-    CW_ACT_INVALID,  /* left untouched: a legacy job is invalid */
-    CW_ACT_CONFLICT, /* left untouched: a RecurringJob name conflict */
-    CW_ACT_UNUSED,   /* RecurringJob only wanted by objects that cannot be migrated */
-} cw_plan_action;
+/* What the plan decides for each object (CW_ACT_*: longhorn/legacyjob.h). */
+typedef cw_lh_action cw_plan_action;
 
 const char *cw_plan_action_name(cw_plan_action a);
 
@@ -62,26 +50,19 @@ typedef enum {
 
 const char *cw_plan_result_name(cw_plan_result r);
 
+/* A job of the plan: the RecurringJob a legacy job becomes (its name, spec, action: CREATE,
+ * EXISTS, INVALID, CONFLICT or, decided here, UNUSED) and what the plan knows of it besides. */
 typedef struct cw_plan_job {
-    char name[CW_NAMES_MAX + 1];
-    char *task, *cron;
-    int64_t retain;
-    json_object *labels; /* owned; NULL when the legacy job had none */
-    char *labels_json;   /* Go encoding used for the name */
-    char *invalid;       /* why the job cannot become a RecurringJob, or NULL */
-    cw_plan_action action;
-    char *reason;     /* conflict / unused reason */
+    cw_lhjob rj;      /* first: the plan's job set (longhorn/legacyjob.h) holds these records */
     size_t nsrcs;     /* items (volumes, storage classes, ConfigMap) that want the job */
     size_t src_start; /* after finish: where their sorted indices start in the sources region */
     cw_plan_result result;
     char *result_msg;
 } cw_plan_job;
 
-/* A legacy-job reference from a volume or storage class, for the report. */
-typedef struct cw_plan_ref {
-    size_t job;        /* index into jobs */
-    char *legacy_name; /* the legacy job's own name */
-} cw_plan_ref;
+/* A legacy-job reference from a volume or storage class, for the report: job (an index into
+ * the plan's jobs), legacy_name (the legacy job's own name). */
+typedef cw_volplan_ref cw_plan_ref;
 
 /* Decision for one object holding legacy jobs (Volume, StorageClass, ConfigMap). The plan keeps
  * its items encoded in its item store; this is one read from there (cw_plan_item_load) or made by
@@ -122,10 +103,9 @@ typedef struct cw_plan_error {
 
 typedef struct cw_plan {
     cw_plan_config cfg;
-    char *rj_api_version;
-    cw_plan_job *jobs;
-    size_t njobs, capjobs;
-    cw_strmap job_index; /* tuple key -> job */
+    /* Every legacy job fed, as its RecurringJob (records: cw_plan_job, cw_plan_job_at); its
+     * rj_api_version is what they are created as. */
+    cw_lhjobs jobs;
     /* Volumes, storage classes and the ConfigMap, in input order, in a file: memory holds a few
      * bytes per item (cw_plan_item_load reads one). */
     cw_itemstore store;
@@ -135,7 +115,6 @@ typedef struct cw_plan {
     uint64_t srcs_off;  /* per job, its sources' indices (uint32) in that order */
     cw_plan_cronjob *cronjobs;
     size_t ncronjobs, capcronjobs;
-    json_object *existing; /* name -> existing RecurringJob spec (object) */
     cw_plan_error *errors;
     size_t nerrors, caperrors;
     size_t scanned_volumes, scanned_storageclasses;
@@ -145,6 +124,9 @@ typedef struct cw_plan {
 
 int cw_plan_init(cw_plan *p, const cw_plan_config *cfg, cw_error *err) CW_MUST_CHECK;
 void cw_plan_free(cw_plan *p);
+
+/* Job j (< p->jobs.len). */
+cw_plan_job *cw_plan_job_at(const cw_plan *p, size_t j);
 
 /* Feeds one object. Unrelated objects are ignored. A related object that is malformed (a field of
  * the wrong type, no name) fails with CW_EINVAL naming the field; the caller decides whether that
@@ -203,27 +185,6 @@ int cw_plan_job_matches(const cw_plan *p, size_t j, json_object *spec, cw_buf *d
 
 /* Records a result (message copied; NULL for none). */
 int cw_plan_set_result(cw_plan_result *slot, char **msg_slot, cw_plan_result r, const char *msg);
-
-/* ---- one volume, as the controller plans it ---- */
-
-/* One volume's migration, decided exactly as a cw_plan of the cluster decides it (names by
- * cfg->scheme, RecurringJobs there reused, name conflicts and invalid jobs refused), but with no
- * item store, no report and nothing kept: the volume reconciler's entry. */
-typedef struct cw_plan_volume_result {
-    cw_plan_action action; /* NONE (no legacy jobs), MIGRATE, INVALID or CONFLICT */
-    json_object *jobs;     /* MIGRATE: the RecurringJobs to create first (array, may be empty) */
-    json_object *patch;    /* MIGRATE: the volume's merge patch (cw_plan_volume_merge_patch) */
-    cw_strlist labels;     /* MIGRATE: the label keys the patch sets */
-    cw_strlist problems;   /* INVALID, CONFLICT: why, as the report says it */
-} cw_plan_volume_result;
-
-void cw_plan_volume_result_init(cw_plan_volume_result *r);
-void cw_plan_volume_result_free(cw_plan_volume_result *r);
-/* vol: metadata (name, namespace, resourceVersion, labels) and spec.recurringJobs; rjs: a JSON
- * array of the RecurringJobs of cfg->namespace (NULL: none). CW_EINVAL naming the field of a
- * malformed volume or job; CW_ENOMEM. cfg->scratch_dir is not used. */
-int cw_plan_volume(const cw_plan_config *cfg, json_object *vol, json_object *rjs,
-                   cw_plan_volume_result *out, cw_error *err) CW_MUST_CHECK;
 
 /* Sorted views for reports: indices ordered by (namespace, name) / job name. Caller frees; NULL
  * when out of memory. */

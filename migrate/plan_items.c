@@ -577,14 +577,14 @@ static int read_indices(const cw_plan *p, uint64_t off, size_t from, uint32_t *o
 /* Each job's sources, in the items' order: a counting sort into the sources region. */
 static int write_sources(cw_plan *p, cw_error *err)
 {
-    size_t total = 0, *fill = calloc(p->njobs + 1, sizeof(*fill));
+    size_t total = 0, *fill = calloc(p->jobs.len + 1, sizeof(*fill));
     uint32_t batch[IDX_BATCH];
     int rc = CW_OK;
     if (!fill)
         return cw_error_oom(err);
-    for (size_t j = 0; j < p->njobs; j++) {
-        p->jobs[j].src_start = total;
-        total += p->jobs[j].nsrcs;
+    for (size_t j = 0; j < p->jobs.len; j++) {
+        cw_plan_job_at(p, j)->src_start = total;
+        total += cw_plan_job_at(p, j)->nsrcs;
     }
     if ((rc = cw_itemstore_reserve(&p->store, (uint64_t)total * 4, &p->srcs_off, err)) != CW_OK)
         goto done;
@@ -599,7 +599,7 @@ static int write_sources(cw_plan *p, cw_error *err)
             if ((rc = cw_plan_item_load(p, batch[b], &it, err)) != CW_OK)
                 break;
             for (size_t r = 0; r < it.nrefs && rc == CW_OK; r++) {
-                cw_plan_job *j = &p->jobs[it.refs[r].job];
+                cw_plan_job *j = cw_plan_job_at(p, it.refs[r].job);
                 size_t at = j->src_start + fill[it.refs[r].job]++;
                 rc = cw_itemstore_write_at(&p->store, p->srcs_off + (uint64_t)at * 4, &batch[b], 4,
                                            err);

@@ -42,9 +42,9 @@ void cw_report_summarize(const cw_plan *p, cw_report_summary *s)
     count_items(p, "Volume", &s->volumes);
     count_items(p, "StorageClass", &s->storage_classes);
     count_items(p, "ConfigMap", &s->config_maps);
-    for (size_t i = 0; i < p->njobs; i++) {
-        const cw_plan_job *j = &p->jobs[i];
-        switch (j->action) {
+    for (size_t i = 0; i < p->jobs.len; i++) {
+        const cw_plan_job *j = cw_plan_job_at(p, i);
+        switch (j->rj.action) {
         case CW_ACT_CREATE:
             s->jobs_create++;
             s->jobs_created += j->result == CW_RES_DONE;
@@ -133,7 +133,7 @@ static json_object *job_refs(const cw_plan *p, const cw_plan_item *it)
     for (size_t r = 0; r < it->nrefs; r++) {
         json_object *e = json_object_new_object();
         json_object_object_add(e, "legacyName", str(it->refs[r].legacy_name));
-        json_object_object_add(e, "recurringJob", str(p->jobs[it->refs[r].job].name));
+        json_object_object_add(e, "recurringJob", str(cw_plan_job_at(p, it->refs[r].job)->rj.name));
         json_object_array_add(arr, e);
     }
     return arr;
@@ -226,21 +226,21 @@ static json_object *jobs_json(const cw_plan *p, int *rc, cw_error *err)
     size_t *idx = cw_plan_sorted_jobs(p, &n);
     json_object *arr = json_object_new_array();
     for (size_t k = 0; idx && k < n; k++) {
-        const cw_plan_job *j = &p->jobs[idx[k]];
+        const cw_plan_job *j = cw_plan_job_at(p, idx[k]);
         json_object *o = json_object_new_object();
-        json_object_object_add(o, "name", str(j->name));
+        json_object_object_add(o, "name", str(j->rj.name));
         json_object_object_add(o, "namespace", str(p->cfg.namespace));
-        json_object_object_add(o, "action", str(cw_plan_action_name(j->action)));
-        add_result(o, j->action, j->result, j->result_msg);
-        if (j->reason)
-            json_object_object_add(o, "reason", str(j->reason));
-        if (j->invalid)
-            json_object_object_add(o, "reason", str(j->invalid));
-        json_object_object_add(o, "task", str(j->task));
-        json_object_object_add(o, "cron", str(j->cron));
-        json_object_object_add(o, "retain", json_object_new_int64(j->retain));
+        json_object_object_add(o, "action", str(cw_plan_action_name(j->rj.action)));
+        add_result(o, j->rj.action, j->result, j->result_msg);
+        if (j->rj.reason)
+            json_object_object_add(o, "reason", str(j->rj.reason));
+        if (j->rj.invalid)
+            json_object_object_add(o, "reason", str(j->rj.invalid));
+        json_object_object_add(o, "task", str(j->rj.task));
+        json_object_object_add(o, "cron", str(j->rj.cron));
+        json_object_object_add(o, "retain", json_object_new_int64(j->rj.retain));
         json_object *labels = NULL;
-        cw_json_copy(j->labels, &labels);
+        cw_json_copy(j->rj.labels, &labels);
         json_object_object_add(o, "labels", labels);
         json_object_object_add(o, "sources", sources_json(p, j, 1, rc, err));
         json_object_array_add(arr, o);
@@ -278,14 +278,14 @@ static json_object *conflicts_json(const cw_plan *p, int *rc, cw_error *err)
     size_t *idx = cw_plan_sorted_jobs(p, &n);
     json_object *arr = json_object_new_array();
     for (size_t k = 0; idx && k < n; k++) {
-        const cw_plan_job *j = &p->jobs[idx[k]];
-        if (j->action != CW_ACT_CONFLICT)
+        const cw_plan_job *j = cw_plan_job_at(p, idx[k]);
+        if (j->rj.action != CW_ACT_CONFLICT)
             continue;
         json_object *o = json_object_new_object();
         json_object_object_add(o, "kind", str("RecurringJob"));
         json_object_object_add(o, "namespace", str(p->cfg.namespace));
-        json_object_object_add(o, "name", str(j->name));
-        json_object_object_add(o, "reason", str(j->reason));
+        json_object_object_add(o, "name", str(j->rj.name));
+        json_object_object_add(o, "reason", str(j->rj.reason));
         json_object_object_add(o, "affected", sources_json(p, j, 0, rc, err));
         json_object_array_add(arr, o);
     }
@@ -311,7 +311,7 @@ int cw_report_json(const cw_plan *p, const cw_report_info *info, json_object **o
     }
     json_object_object_add(o, "nameScheme", str(cw_names_scheme_name(p->cfg.scheme)));
     json_object_object_add(o, "namespace", str(p->cfg.namespace));
-    json_object_object_add(o, "recurringJobApiVersion", str(p->rj_api_version));
+    json_object_object_add(o, "recurringJobApiVersion", str(p->jobs.rj_api_version));
 
     json_object *sum = json_object_new_object();
     json_object_object_add(sum, "volumes", counts_json(&s.volumes));
@@ -461,14 +461,14 @@ int cw_report_text(const cw_plan *p, const cw_report_info *info, FILE *out, cw_e
     size_t n;
     size_t *idx = cw_plan_sorted_jobs(p, &n);
     for (size_t k = 0; idx && k < n; k++) {
-        const cw_plan_job *j = &p->jobs[idx[k]];
-        if (j->action == CW_ACT_EXISTS)
+        const cw_plan_job *j = cw_plan_job_at(p, idx[k]);
+        if (j->rj.action == CW_ACT_EXISTS)
             continue;
         fprintf(out, "%-9s RecurringJob %s/%s  %s, cron \"%s\", retain %" PRId64 ", labels %s",
-                verb(j->action, j->result), p->cfg.namespace, j->name, j->task, j->cron, j->retain,
-                j->labels_json);
-        if (j->reason || j->invalid)
-            fprintf(out, "  %s", j->reason ? j->reason : j->invalid);
+                verb(j->rj.action, j->result), p->cfg.namespace, j->rj.name, j->rj.task, j->rj.cron,
+                j->rj.retain, j->rj.labels_json);
+        if (j->rj.reason || j->rj.invalid)
+            fprintf(out, "  %s", j->rj.reason ? j->rj.reason : j->rj.invalid);
         else
             fprintf(out, " (%zu source%s)", j->nsrcs, j->nsrcs == 1 ? "" : "s");
         result_suffix(out, j->result, j->result_msg);

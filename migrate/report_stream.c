@@ -234,7 +234,7 @@ static void items(w *x, const cw_plan *p, const char *key, const char *kind)
             for (size_t r = 0; r < it->nrefs; r++) {
                 open_(x, NULL, '{');
                 str(x, "legacyName", it->refs[r].legacy_name);
-                str(x, "recurringJob", p->jobs[it->refs[r].job].name);
+                str(x, "recurringJob", cw_plan_job_at(p, it->refs[r].job)->rj.name);
                 close_(x, '}');
             }
             close_(x, ']');
@@ -263,22 +263,22 @@ static void jobs(w *x, const cw_plan *p, size_t *idx, size_t n)
 {
     open_(x, "recurringJobs", '[');
     for (size_t k = 0; k < n && x->rc == CW_OK; k++) {
-        const cw_plan_job *j = &p->jobs[idx[k]];
+        const cw_plan_job *j = cw_plan_job_at(p, idx[k]);
         open_(x, NULL, '{');
-        str(x, "name", j->name);
+        str(x, "name", j->rj.name);
         str(x, "namespace", p->cfg.namespace);
-        str(x, "action", cw_plan_action_name(j->action));
-        result(x, j->action, j->result, j->result_msg);
+        str(x, "action", cw_plan_action_name(j->rj.action));
+        result(x, j->rj.action, j->result, j->result_msg);
         /* json-c replaces a member added twice in place: the last "reason" wins, first place. */
-        if (j->reason || j->invalid)
-            str(x, "reason", j->invalid ? j->invalid : j->reason);
-        str(x, "task", j->task);
-        str(x, "cron", j->cron);
+        if (j->rj.reason || j->rj.invalid)
+            str(x, "reason", j->rj.invalid ? j->rj.invalid : j->rj.reason);
+        str(x, "task", j->rj.task);
+        str(x, "cron", j->rj.cron);
         char n64[32];
-        snprintf(n64, sizeof(n64), "%" PRId64, j->retain);
+        snprintf(n64, sizeof(n64), "%" PRId64, j->rj.retain);
         raw(x, "retain", n64);
-        if (j->labels)
-            value(x, "labels", j->labels);
+        if (j->rj.labels)
+            value(x, "labels", j->rj.labels);
         else
             raw(x, "labels", "null");
         open_(x, "sources", '[');
@@ -332,14 +332,14 @@ static void conflicts(w *x, const cw_plan *p, size_t *idx, size_t n)
 {
     open_(x, "conflicts", '[');
     for (size_t k = 0; k < n && x->rc == CW_OK; k++) {
-        const cw_plan_job *j = &p->jobs[idx[k]];
-        if (j->action != CW_ACT_CONFLICT)
+        const cw_plan_job *j = cw_plan_job_at(p, idx[k]);
+        if (j->rj.action != CW_ACT_CONFLICT)
             continue;
         open_(x, NULL, '{');
         str(x, "kind", "RecurringJob");
         str(x, "namespace", p->cfg.namespace);
-        str(x, "name", j->name);
-        str(x, "reason", j->reason);
+        str(x, "name", j->rj.name);
+        str(x, "reason", j->rj.reason);
         open_(x, "affected", '[');
         size_t *order = NULL;
         cw_plan_item it;
@@ -385,7 +385,7 @@ int cw_report_json_write(const cw_plan *p, const cw_report_info *info, cw_buf *b
     }
     str(&x, "nameScheme", cw_names_scheme_name(p->cfg.scheme));
     str(&x, "namespace", p->cfg.namespace);
-    str(&x, "recurringJobApiVersion", p->rj_api_version);
+    str(&x, "recurringJobApiVersion", p->jobs.rj_api_version);
 
     open_(&x, "summary", '{');
     counts(&x, "volumes", &s.volumes);

@@ -119,9 +119,9 @@ static int write_outputs(const cw_plan *p, const cw_migrate_opts *o, const cw_st
 static int mark_written(cw_plan *p, cw_error *err)
 {
     int rc = CW_OK;
-    for (size_t i = 0; i < p->njobs; i++)
-        if (p->jobs[i].action == CW_ACT_CREATE)
-            p->jobs[i].result = CW_RES_DONE;
+    for (size_t i = 0; i < p->jobs.len; i++)
+        if (cw_plan_job_at(p, i)->rj.action == CW_ACT_CREATE)
+            cw_plan_job_at(p, i)->result = CW_RES_DONE;
     for (size_t i = 0; i < p->nitems && rc == CW_OK; i++)
         if (cw_plan_item_action(p, i) == CW_ACT_MIGRATE)
             rc = cw_plan_item_set_result(p, i, CW_RES_DONE, NULL, err);

@@ -273,7 +273,7 @@ int cw_write_recurringjobs(const cw_plan *p, cw_buf *out, size_t *count, cw_erro
     int rc = idx ? CW_OK : cw_error_oom(err);
     *count = 0;
     for (size_t k = 0; rc == CW_OK && k < n; k++) {
-        if (p->jobs[idx[k]].action != CW_ACT_CREATE)
+        if (cw_plan_job_at(p, idx[k])->rj.action != CW_ACT_CREATE)
             continue;
         json_object *o = NULL;
         if ((rc = cw_plan_job_object(p, idx[k], &o, err)) != CW_OK)

@@ -84,10 +84,10 @@ static __attribute__((unused)) char *test_plan_describe(const cw_plan *p)
     cw_buf_init(&b);
     size_t n, *idx = cw_plan_sorted_jobs(p, &n);
     for (size_t k = 0; k < n; k++) {
-        const cw_plan_job *j = &p->jobs[idx[k]];
-        cw_buf_printf(&b, "job %s %s", j->name, cw_plan_action_name(j->action));
-        if (j->reason || j->invalid)
-            cw_buf_printf(&b, ": %s", j->reason ? j->reason : j->invalid);
+        const cw_plan_job *j = cw_plan_job_at(p, idx[k]);
+        cw_buf_printf(&b, "job %s %s", j->rj.name, cw_plan_action_name(j->rj.action));
+        if (j->rj.reason || j->rj.invalid)
+            cw_buf_printf(&b, ": %s", j->rj.reason ? j->rj.reason : j->rj.invalid);
         cw_buf_putc(&b, '\n');
     }
     free(idx);

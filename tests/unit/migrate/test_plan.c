@@ -436,8 +436,8 @@ static void created_jobs_and_spec_name(void **state)
         json_object *o = NULL;
         if (test_plan_run(&t, rows[i].yaml, CW_NAMES_XXH32, 1) != CW_OK)
             fail_msg("%s: %s", rows[i].label, t.err.message);
-        assert_int_equal(t.plan.njobs, 1);
-        assert_int_equal(t.plan.jobs[0].action, CW_ACT_CREATE);
+        assert_int_equal(t.plan.jobs.len, 1);
+        assert_int_equal(cw_plan_job_at(&t.plan, 0)->rj.action, CW_ACT_CREATE);
         assert_int_equal(cw_plan_job_object(&t.plan, 0, &o, &t.err), CW_OK);
         const char *got = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
                                                                 JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -509,7 +509,8 @@ static void sorted_views_report_a_failing_item_file(void **state)
     assert_int_equal(n, 0);
     idx = (size_t *)&n;
     cw_error_init(&err);
-    assert_int_equal(cw_plan_sorted_sources(&t.plan, &t.plan.jobs[0], &idx, &err), CW_EIO);
+    assert_int_equal(cw_plan_sorted_sources(&t.plan, cw_plan_job_at(&t.plan, 0), &idx, &err),
+                     CW_EIO);
     assert_string_equal(err.message, TEST_ITEM_FILE_EIO);
     assert_null(idx);
     test_plan_free(&t);
@@ -580,13 +581,13 @@ static void check_orders(const char *scratch_dir)
     free(idx);
 
     /* Four jobs: retain 1, 2, 3 (a third of the volumes each) and the backup (every fifth). */
-    assert_int_equal(p.njobs, 4);
+    assert_int_equal(p.jobs.len, 4);
     size_t total = 0;
-    for (size_t j = 0; j < p.njobs; j++) {
+    for (size_t j = 0; j < p.jobs.len; j++) {
         size_t *src;
-        assert_int_equal(cw_plan_sorted_sources(&p, &p.jobs[j], &src, &err), CW_OK);
+        assert_int_equal(cw_plan_sorted_sources(&p, cw_plan_job_at(&p, j), &src, &err), CW_OK);
         memset(&prev, 0, sizeof(prev));
-        for (size_t s = 0; s < p.jobs[j].nsrcs; s++) {
+        for (size_t s = 0; s < cw_plan_job_at(&p, j)->nsrcs; s++) {
             assert_int_equal(cw_plan_item_load(&p, src[s], &it, &err), CW_OK);
             int wants = 0;
             for (size_t r = 0; r < it.nrefs; r++)
@@ -599,7 +600,7 @@ static void check_orders(const char *scratch_dir)
         }
         cw_plan_item_free(&prev);
         free(src);
-        total += p.jobs[j].nsrcs;
+        total += cw_plan_job_at(&p, j)->nsrcs;
     }
     assert_int_equal(total, N + N / 5);
     cw_plan_free(&p);

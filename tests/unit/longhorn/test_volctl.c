@@ -1,10 +1,10 @@
-/* The Volume reconciler's decision (controller/volume.c): one table of real cases, compared
+/* The Volume reconciler's decision (longhorn/volctl.c): one table of real cases, compared
  * exactly (outcome, RecurringJobs to create, merge patch, problems). Names use Longhorn's scheme,
  * whose published example is snapshot-1-97893a05-77074ba4 (cron "* /1 * * * *", retain 1, no
  * labels). */
-#include "ctrl_test.h"
+#include "tests/unit/controller/ctrl_test.h"
 
-#include "controller/volume.h"
+#include "longhorn/volctl.h"
 #include "defaults/policy.h"
 
 #define VOL(labels, spec)                                                                          \

@@ -1,11 +1,11 @@
-#include "controller/volume.h"
+#include "longhorn/volctl.h"
 
 #include <string.h>
 
-#include "longhorn/volume.h"
 #include "lib/buf.h"
 #include "lib/json.h"
-#include "migrate/plan.h"
+#include "longhorn/volplan.h"
+#include "longhorn/volume.h"
 
 void cw_volctl_actions_init(cw_volctl_actions *a)
 {
@@ -64,21 +64,19 @@ done:
     return rc;
 }
 
-/* Legacy jobs: the migrator's plan of this one volume against the jobs there are. */
+/* Legacy jobs: the migrator's decision of this one volume against the jobs there are. */
 static int plan_volume(json_object *vol, json_object *rjs, const cw_volctl_config *cfg,
                        cw_volctl_actions *out, cw_error *err)
 {
-    const char *group = cfg->policy->default_group;
-    cw_plan_config pc = {
+    cw_volplan_config pc = {
         .scheme = cfg->scheme,
         .namespace = cfg->namespace,
         .policy = cfg->policy,
-        .default_group = group && *group,
         .rj_api_version = cfg->rj_api_version,
     };
-    cw_plan_volume_result r;
-    cw_plan_volume_result_init(&r);
-    int rc = cw_plan_volume(&pc, vol, rjs, &r, err);
+    cw_volplan_result r;
+    cw_volplan_result_init(&r);
+    int rc = cw_volplan_decide(&pc, vol, rjs, &r, err);
     if (rc == CW_OK && r.action != CW_ACT_NONE) {
         out->outcome = r.action == CW_ACT_MIGRATE ? CW_VOLCTL_MIGRATE : CW_VOLCTL_REFUSED;
         out->jobs = r.jobs;
@@ -91,7 +89,7 @@ static int plan_volume(json_object *vol, json_object *rjs, const cw_volctl_confi
         cw_strlist_init(&r.labels);
         cw_strlist_init(&r.problems);
     }
-    cw_plan_volume_result_free(&r);
+    cw_volplan_result_free(&r);
     return rc;
 }
 

@@ -1,7 +1,6 @@
-#include "migrate/legacy.h"
+#include "longhorn/legacy.h"
 #include "lib/json.h"
 #include "lib/yaml.h"
-#include "migrate/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,4 +126,22 @@ int cw_legacy_configmap_storageclass(json_object *cm, json_object **sc, cw_error
 done:
     cw_yaml_docs_free(&docs);
     return rc;
+}
+
+int cw_legacy_read_meta(json_object *obj, const char *kind, const char **ns, const char **name,
+                        const char **rv, cw_error *err)
+{
+    json_object *meta = NULL;
+    int rc = cw_json_opt_object(obj, "", "metadata", &meta, err);
+    if (rc != CW_OK)
+        return rc;
+    if (!meta)
+        return cw_error_set(err, CW_EINVAL, "%s without metadata.name", kind);
+    if ((rc = cw_json_opt_string(meta, "metadata", "name", name, err)) != CW_OK ||
+        (rc = cw_json_opt_string(meta, "metadata", "namespace", ns, err)) != CW_OK ||
+        (rc = cw_json_opt_string(meta, "metadata", "resourceVersion", rv, err)) != CW_OK)
+        return rc;
+    if (!*name || !**name)
+        return cw_error_set(err, CW_EINVAL, "%s without metadata.name", kind);
+    return CW_OK;
 }

@@ -1,9 +1,9 @@
 /* The Volume reconciler's decision: a pure function of one Longhorn Volume, the RecurringJobs of
  * the Longhorn namespace and the configuration. The rules are the webhook's and the migrator's,
  * not copies of them: the default group label is longhorn/volume's cw_volume_default, and legacy
- * spec.recurringJobs go through migrate/plan's cw_plan_volume, exactly as `cronwarden migrate`
- * plans one volume (names by --name-scheme, existing RecurringJobs reused, conflicts and invalid
- * jobs refused).
+ * spec.recurringJobs go through longhorn/volplan's cw_volplan_decide, the decision `cronwarden
+ * migrate` makes for every volume (names by --name-scheme, existing RecurringJobs reused,
+ * conflicts and invalid jobs refused).
  *
  *   legacy spec.recurringJobs, all valid -> create the RecurringJobs that are not there yet, then
  *                                           one merge patch: job labels, spec.recurringJobs gone

@@ -10,6 +10,11 @@
 
 #include "lib/error.h"
 
+#define CW_LEGACY_CRONJOB_LABEL  "longhornvolume"        /* a legacy CronJob's volume */
+#define CW_LONGHORN_SC_CONFIGMAP "longhorn-storageclass" /* in Longhorn's namespace */
+#define CW_LONGHORN_SC_KEY       "storageclass.yaml"
+#define CW_LONGHORN_PROVISIONER  "driver.longhorn.io"
+
 typedef struct cw_legacy_job {
     const char *name, *task, *cron; /* borrowed from the decoded JSON; NULL when absent */
     int64_t retain;
@@ -40,5 +45,10 @@ int cw_legacy_decode_storageclass(json_object *sc, cw_legacy_jobs *out,
  * storageclass.yaml). *sc is NULL when the key is absent. */
 int cw_legacy_configmap_storageclass(json_object *cm, json_object **sc,
                                      cw_error *err) CW_MUST_CHECK;
+
+/* metadata.name (required), metadata.namespace and metadata.resourceVersion of an object of
+ * `kind` (for messages: "Volume without metadata.name"), type-checked; borrowed from obj. */
+int cw_legacy_read_meta(json_object *obj, const char *kind, const char **ns, const char **name,
+                        const char **rv, cw_error *err) CW_MUST_CHECK;
 
 #endif
