@@ -1018,7 +1018,13 @@ static void test_oracle(void **state)
             fail_msg("%s: %s", e->d_name, dec.message);
         cw_lh_profile row = *dec.profile;
         row.json_short_escapes = go_short_escapes(cw_json_path_string(tagged, "go")) ? 1 : 0;
-        rebuilt += row.json_short_escapes != dec.profile->json_short_escapes;
+        /* Only the file its README says was run so: every other file checks the row's escapes. */
+        if (row.json_short_escapes != dec.profile->json_short_escapes) {
+            if (strcmp(cw_json_path_string(tagged, "tag"), "v1.5.5") != 0)
+                fail_msg("%s: run with %s, whose escapes are not Longhorn %s's", e->d_name,
+                         cw_json_path_string(tagged, "go"), dec.profile->release);
+            rebuilt++;
+        }
         for (size_t i = 0; i < json_object_array_length(list); i++) {
             errors += (size_t)check_oracle_case(&row, tagged, json_object_array_get_idx(list, i));
             compared++;
