@@ -25,15 +25,15 @@ static const cw_lh_profile profiles[] = {
     {4, 0, "1.4.0", "batch/v1", "longhorn.io/v1beta2", "v0.23.6", 1, 1, 1, 2, 0, "none"},
     {4, 1, "1.4.1", "batch/v1", "longhorn.io/v1beta2", "v0.23.6", 1, 1, 1, 2, 0, "none"},
     {4, 2, "1.4.4", "batch/v1", "longhorn.io/v1beta2", "v0.23.6", 1, 1, 1, 4, 0, "upstream"},
-    {5, 0, "1.5.5", "batch/v1", "longhorn.io/v1beta2", "v0.28.2", 1, 1, 1, 4, 0, "derived"},
+    {5, 0, "1.5.5", "batch/v1", "longhorn.io/v1beta2", "v0.28.2", 1, 1, 1, 4, 0, "upstream"},
     {6, 0, "1.6.1", "batch/v1", "longhorn.io/v1beta2", "v0.28.6", 1, 1, 1, 4, 0, "none"},
-    {6, 2, "1.6.4", "batch/v1", "longhorn.io/v1beta2", "v0.28.15", 1, 1, 1, 4, 1, "derived"},
-    {7, 0, "1.7.4", "batch/v1", "longhorn.io/v1beta2", "v0.31.3", 1, 1, 1, 4, 1, "derived"},
-    {8, 0, "1.8.2", "batch/v1", "longhorn.io/v1beta2", "v0.32.3", 1, 1, 1, 4, 1, "derived"},
-    {9, 0, "1.9.3", "batch/v1", "longhorn.io/v1beta2", "v0.33.4", 1, 1, 1, 4, 1, "derived"},
-    {10, 0, "1.10.2", "batch/v1", "longhorn.io/v1beta2", "v0.34.3", 1, 1, 0, 4, 1, "derived"},
-    {11, 0, "1.11.3", "batch/v1", "longhorn.io/v1beta2", "v0.35.4", 1, 1, 0, 4, 1, "derived"},
-    {12, 0, "1.12.1", "batch/v1", "longhorn.io/v1beta2", "v0.36.3", 1, 1, 0, 4, 1, "derived"},
+    {6, 2, "1.6.4", "batch/v1", "longhorn.io/v1beta2", "v0.28.15", 1, 1, 1, 4, 1, "upstream"},
+    {7, 0, "1.7.4", "batch/v1", "longhorn.io/v1beta2", "v0.31.3", 1, 1, 1, 4, 1, "upstream"},
+    {8, 0, "1.8.2", "batch/v1", "longhorn.io/v1beta2", "v0.32.3", 1, 1, 1, 4, 1, "upstream"},
+    {9, 0, "1.9.3", "batch/v1", "longhorn.io/v1beta2", "v0.33.4", 1, 1, 1, 4, 1, "upstream"},
+    {10, 0, "1.10.2", "batch/v1", "longhorn.io/v1beta2", "v0.34.3", 1, 1, 0, 4, 1, "upstream"},
+    {11, 0, "1.11.3", "batch/v1", "longhorn.io/v1beta2", "v0.35.4", 1, 1, 0, 4, 1, "upstream"},
+    {12, 0, "1.12.1", "batch/v1", "longhorn.io/v1beta2", "v0.36.3", 1, 1, 0, 4, 1, "upstream"},
 };
 
 const cw_lh_profile *cw_lh_profiles(size_t *n)

@@ -41,8 +41,8 @@ typedef struct cw_lh_profile {
                                         removed, new messages; longhorn/settings.h) */
     unsigned json_short_escapes : 1; /* built with Go >= 1.22, whose encoding/json writes \b and
                                         \f (from v1.6.2); older Go \u0008 and \u000c */
-    const char *golden; /* "upstream" (fixture made by that release's code), "derived", or
-                           "none" (no fixture of its own: the release-range rows) */
+    const char *golden; /* "upstream" (fixture made by that release's code) or "none" (no
+                           fixture of its own: the release-range rows) */
 } cw_lh_profile;
 
 /* The table, one row per release range where upstream's behaviour changes (1.3.0-1.3.2 and 1.3.3;
