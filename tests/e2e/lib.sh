@@ -362,53 +362,68 @@ e2e__discovered() {
 
 # ---- Longhorn's own CRDs, per release (tests/fixtures/longhorn-<version>/) -------------------------
 
-# The five longhorn.io CRDs the fixtures keep (and cronwarden's tests use).
+# The five longhorn.io CRDs cronwarden's tests use (every fixture has all of its release's CRDs).
 LH_CRDS=(backups.longhorn.io backupvolumes.longhorn.io recurringjobs.longhorn.io settings.longhorn.io volumes.longhorn.io)
 
-# lh_crds_render VERSION: the fixture's crds.yaml as kubectl can create it. From 1.9 upstream's file
-# is a Helm template (tests/fixtures/longhorn-1.9.3/README.md): the chart's labels include is
-# dropped (upstream's own `longhorn-manager: ""` label stays) and the release namespace is
-# longhorn-system. Nothing else is a template; earlier versions pass through unchanged.
-lh_crds_render() {
-  local f=$CW_SOURCE_DIR/tests/fixtures/longhorn-$1/crds.yaml
-  [ -f "$f" ] || e2e_fail "no CRDs for Longhorn $1 ($f)"
-  sed -e 's/ {{- include "longhorn.labels" \. | nindent 4 }}$//' \
-      -e 's/{{ include "release_namespace" \. }}/longhorn-system/' "$f"
+# lh_crds_file VERSION: tests/fixtures/longhorn-VERSION/crds.yaml, every CustomResourceDefinition of
+# longhorn/longhorn's deploy/longhorn.yaml at that tag, verbatim (the fixture's README says which).
+lh_crds_file() { printf '%s/tests/fixtures/longhorn-%s/crds.yaml\n' "$CW_SOURCE_DIR" "$1"; }
+
+# lh_crd_names VERSION: the name of every CRD of Longhorn VERSION, in the file's order.
+lh_crd_names() {
+  awk '/^kind: CustomResourceDefinition$/ {c = 1} c && /^  name: / {print $2; c = 0}' "$(lh_crds_file "$1")"
 }
 
-# lh_crd_doc VERSION NAME: the one CRD document NAME (e.g. settings.longhorn.io) of
-# lh_crds_render VERSION, to create it again after a test removed it.
+# lh_crd_doc VERSION NAME: the one CRD document NAME (e.g. settings.longhorn.io) of Longhorn
+# VERSION, to create it again after a test removed it.
 lh_crd_doc() {
-  lh_crds_render "$1" | awk -v n="$2" '
+  awk -v n="$2" '
     function flush() { if (index(doc, "\n  name: " n "\n")) printf "%s", substr(doc, 2); doc = "\n" }
-    BEGIN { doc = "\n" } /^---/ { flush(); next } { doc = doc $0 "\n" } END { flush() }'
+    BEGIN { doc = "\n" } /^---/ { flush(); next } { doc = doc $0 "\n" } END { flush() }' "$(lh_crds_file "$1")"
 }
 
-# lh_apply_crds VERSION: Longhorn VERSION's own CRDs replace the cluster's five longhorn.io CRDs
-# (deleted first, with every object of theirs), then wait until Established and discovered.
-# On the current Kubernetes they are applied as users apply them: `kubectl apply
-# --validate=strict` (its stderr in LH_APPLY_WARNINGS); 1.11+'s CEL rules are then enforced.
-# On 1.20 they are created with --validate=false: kubectl 1.20 does not know
-# x-kubernetes-validations (CEL), which the 1.20 apiserver drops. Volumes of 1.3-1.9 declare a
+# lh__discovered_all NAME...: the longhorn.io group's preferred version lists every plural (every
+# CRD of each release serves it: v1beta1 in 1.2, v1beta2 from 1.3). One discovery read for all.
+lh__discovered_all() {
+  local gv list n
+  gv=$(kc get --raw /apis/longhorn.io | jq -er .preferredVersion.groupVersion) || return 1
+  list=$(kc get --raw "/apis/$gv" | jq -r '.resources[].name') || return 1
+  for n in "$@"; do
+    grep -qx "${n%%.*}" <<<"$list" || { echo "${n%%.*} not yet in $gv"; return 1; }
+  done
+}
+
+# lh_apply_crds VERSION: Longhorn VERSION's CRDs, all of them, replace every longhorn.io CRD of the
+# cluster (deleted first, with every object of theirs: another release's would stay behind, and
+# an older release's CRD cannot replace one whose stored version it does not declare); then wait
+# until all are Established and discovered. On the current Kubernetes they are applied as users
+# apply them: `kubectl apply --validate=strict` (its stderr in LH_APPLY_WARNINGS); 1.11+'s CEL
+# rules are then enforced. On 1.20 (1.2.6 and 1.3.3 only) they are created the same way,
+# `kubectl create --validate=true`, kubectl 1.20's own schema check. Volumes of 1.3-1.9 declare a
 # conversion webhook (a Service of Longhorn's that the harness does not run): use their storage
 # version, longhorn.io/v1beta2, so that the apiserver never calls it. Not on an existing cluster.
 lh_apply_crds() {
   [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_skip "lh_apply_crds replaces the cluster's longhorn.io CRDs"
-  assert_ok kc delete crd "${LH_CRDS[@]}" --ignore-not-found --wait=true
+  local f old t0=$SECONDS
+  local -a names
+  f=$(lh_crds_file "$1")
+  [ -f "$f" ] || e2e_fail "no CRDs for Longhorn $1 ($f)"
+  mapfile -t names < <(lh_crd_names "$1")
+  old=$(kc get crd -o json | jq -r '.items[] | select(.spec.group == "longhorn.io") | .metadata.name')
+  # shellcheck disable=SC2086 # one name a line
+  [ -z "$old" ] || assert_ok kc delete crd $old --wait=true
   if [ "$CW_E2E_K8S" = 1.20 ]; then
-    lh_crds_render "$1" | kc create --validate=false -f - >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
+    kc create --validate=true -f "$f" >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
   else
     # What kubectl prints on stderr (the apiserver's warnings) goes to LH_APPLY_WARNINGS, for
     # the scenario to assert exactly.
-    LH_APPLY_WARNINGS=$(lh_crds_render "$1" | kc apply --validate=strict -f - 2>&1 >/dev/null) ||
+    LH_APPLY_WARNINGS=$(kc apply --validate=strict -f "$f" 2>&1 >/dev/null) ||
       e2e_fail "Longhorn $1's CRDs were refused: $LH_APPLY_WARNINGS"
   fi
-  assert_ok kc wait --for condition=established --timeout=60s "${LH_CRDS[@]/#/crd/}"
-  local n
-  for n in "${LH_CRDS[@]}"; do
-    wait_for 30 "discovery of $n" e2e__discovered "$n"
-  done
+  assert_ok kc wait --for condition=established --timeout=60s "${names[@]/#/crd/}"
+  wait_for 30 "discovery of Longhorn $1's ${#names[@]} CRDs" lh__discovered_all "${names[@]}"
   rm -rf "$CW_E2E_DIR/kube-cache/discovery" "$CW_E2E_DIR/kcget-resources.tsv"
+  e2e_log "Longhorn $1's ${#names[@]} CRDs in place after $((SECONDS - t0)) s (old ones deleted, applied, Established, discovered)"
 }
 
 # lh_manager IMAGE: the longhorn-manager DaemonSet of tests/e2e/fixtures/longhorn-manager.yaml in

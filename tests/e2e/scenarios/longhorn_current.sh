@@ -30,11 +30,16 @@ image_of() {
   esac
 }
 
+# How many CRDs each release's deploy/longhorn.yaml installs (tests/fixtures/longhorn-*/README.md).
+declare -A CRDS_OF=([1.4.4]=20 [1.5.5]=21 [1.6.4]=22 [1.7.4]=22 [1.8.2]=22 [1.9.3]=22 [1.10.2]=22 [1.11.3]=22 [1.12.0]=23 [1.12.1]=25)
+
 assert_eq "$(kc api-versions | grep -cx batch/v1beta1)" 0 "batch/v1beta1 is not served (removed in Kubernetes 1.25)"
 
 for v in 1.12.1 1.11.3 1.10.2 1.9.3 1.8.2 1.7.4 1.6.4 1.5.5 1.4.4; do
-  e2e_step "Longhorn $v's CRDs applied as users apply them: strict, Established"
+  e2e_step "Longhorn $v's CRDs (all its install manifest's) applied as users apply them: strict, Established"
   lh_apply_crds "$v"
+  assert_eq "$(kc get crd -o json | jq '[.items[] | select(.spec.group == "longhorn.io")] | length')" "${CRDS_OF[$v]}" \
+    "longhorn.io CRDs on the cluster after Longhorn $v's"
   # Kubernetes 1.37 warns about an OpenAPI format it does not know; upstream's CRDs use "int64"
   # (a Go type name), which users see on every apply. Nothing else is said.
   assert_eq "$LH_APPLY_WARNINGS" 'Warning: unrecognized format "int64"' "Longhorn $v's CRDs: kubectl's stderr"
@@ -167,15 +172,12 @@ e2e_step "Longhorn 1.12.0's CRDs (its install manifest's 23) and no DaemonSet: i
 # v1.12.0 installs enginefrontends (new in 1.12) but not yet shardgroups and shards (v1.12.1):
 # tests/fixtures/longhorn-1.12.0/README.md.
 assert_ok kc delete daemonset -n "$NS" longhorn-manager --ignore-not-found
-assert_ok kc delete crd "${LH_CRDS[@]}" --ignore-not-found --wait=true
-F1120=$CW_SOURCE_DIR/tests/fixtures/longhorn-1.12.0/crds.yaml
-assert_ok kc apply --validate=strict -f "$F1120"
-mapfile -t ALL1120 < <(awk '/^kind: CustomResourceDefinition$/ {c = 1} c && /^  name: / {print $2; c = 0}' "$F1120")
-assert_eq "${#ALL1120[@]}" 23 "CRDs in Longhorn 1.12.0's install manifest"
-assert_ok kc wait --for condition=established --timeout=60s "${ALL1120[@]/#/crd/}"
-for n in enginefrontends.longhorn.io recurringjobs.longhorn.io; do
-  wait_for 30 "discovery of $n" e2e__discovered "$n"
-done
+lh_apply_crds 1.12.0 # 1.4.4's CRDs go; all 23 Established and discovered
+assert_eq "$LH_APPLY_WARNINGS" 'Warning: unrecognized format "int64"' "Longhorn 1.12.0's CRDs: kubectl's stderr"
+mapfile -t ALL1120 < <(lh_crd_names 1.12.0)
+assert_eq "${#ALL1120[@]}" "${CRDS_OF[1.12.0]}" "CRDs in Longhorn 1.12.0's install manifest"
+assert_eq "$(kc get crd -o json | jq '[.items[] | select(.spec.group == "longhorn.io")] | length')" "${CRDS_OF[1.12.0]}" \
+  "longhorn.io CRDs on the cluster: 1.12.0's, none left of another release"
 ctl ctl-1.12.0
 # The version is worked out when a reconcile asks for it (or the DaemonSet changes): a RecurringJob.
 assert_ok kc create -f <(rj v1beta2 on-1-12-0)

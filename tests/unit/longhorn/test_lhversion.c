@@ -1,9 +1,11 @@
 /* Which Longhorn runs and whether a reconciler writes (longhorn/version.c): tables of
  * image references as clusters and mirrors spell them, --longhorn-version values, the CRD sets
- * of each minor's crds.yaml (tests/fixtures/longhorn-<v>/README.md), DaemonSets as Longhorn's
- * deploy manifests write them, and the stand-down decision with its log line. */
+ * of each release's install manifest (listed, and read whole from tests/fixtures/longhorn-<v>/
+ * crds.yaml), DaemonSets as Longhorn's deploy manifests write them, and the stand-down decision
+ * with its log line. */
 #include "tests/unit/controller/ctrl_test.h"
 
+#include "lib/yaml.h"
 #include "longhorn/version.h"
 
 /* ---- image tags ---- */
@@ -257,6 +259,124 @@ static void test_crds(void **state)
                                    "write different CronJobs");
 }
 
+/* ---- the CRDs of each release's install manifest ---- */
+
+/* tests/fixtures/longhorn-<release>/crds.yaml: every CustomResourceDefinition of
+ * longhorn/longhorn's deploy/longhorn.yaml at that tag (its README names tag and commit). What
+ * discovery shows of it: the plural of every longhorn.io CRD served in v1beta1 or v1beta2, and
+ * where recurringjobs is served; declared: whether the recurringjobs object lists v1beta1 (served
+ * or not). */
+typedef struct {
+    cw_yaml_docs docs; /* owns the strings below */
+    const char *plurals[40];
+    size_t crds; /* CustomResourceDefinition documents */
+    cw_lh_crd_facts facts;
+} manifest_crds;
+
+static int version_served(json_object *crd, const char *name, int *declared)
+{
+    json_object *vs = cw_json_path(crd, "spec.versions");
+    size_t n = json_object_is_type(vs, json_type_array) ? json_object_array_length(vs) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = json_object_array_get_idx(vs, i);
+        const char *vn = cw_json_path_string(v, "name");
+        if (vn && strcmp(vn, name) == 0) {
+            *declared = 1;
+            return json_object_get_boolean(cw_json_member(v, "served"));
+        }
+    }
+    return 0;
+}
+
+static void read_manifest_crds(const char *release, manifest_crds *out)
+{
+    char path[512];
+    const char *src = getenv("CW_SOURCE_DIR");
+    cw_error err;
+    size_t np = 0;
+    cw_error_init(&err);
+    memset(out, 0, sizeof(*out));
+    cw_yaml_docs_init(&out->docs);
+    snprintf(path, sizeof(path), "%s/tests/fixtures/longhorn-%s/crds.yaml", src ? src : ".",
+             release);
+    if (cw_yaml_parse_file(path, &out->docs, &err) != CW_OK)
+        fail_msg("%s", err.message);
+    out->facts.resources = out->plurals;
+    for (size_t i = 0; i < out->docs.len; i++) {
+        json_object *d = out->docs.items[i].value;
+        const char *kind = cw_json_path_string(d, "kind");
+        const char *group = cw_json_path_string(d, "spec.group");
+        const char *plural = cw_json_path_string(d, "spec.names.plural");
+        if (!kind || strcmp(kind, "CustomResourceDefinition") != 0)
+            fail_msg("%s: document %zu is a %s", path, i + 1, kind ? kind : "(no kind)");
+        out->crds++;
+        if (!group || strcmp(group, "longhorn.io") != 0 || !plural)
+            continue;
+        int d1 = 0, d2 = 0;
+        int s1 = version_served(d, "v1beta1", &d1), s2 = version_served(d, "v1beta2", &d2);
+        if ((s1 || s2) && np + 1 < N(out->plurals))
+            out->plurals[np++] = plural;
+        if (strcmp(plural, "recurringjobs") == 0)
+            out->facts = (cw_lh_crd_facts){s1, s2, d1, out->plurals};
+    }
+    out->plurals[np] = NULL;
+}
+
+/* Each release's whole CRD set, as the controller sees it (discovery: v1beta1_declared unknown)
+ * and with the recurringjobs object read: the identity, and the row written by. */
+static void test_crds_of_manifests(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *release;
+        size_t crds;
+        const char *discovery, *object; /* the version said; "1.6-1.8": a range, unknown */
+        const char *writes;             /* the row a known identity writes as */
+    } cases[] = {
+        {"1.2.6", 15, "1.2", "1.2", "1.2.6"},
+        {"1.3.3", 17, "1.3", "1.3", "1.3.3"},
+        {"1.4.4", 20, "1.4", "1.4", "1.4.4"},
+        {"1.5.5", 21, "1.5", "1.5", "1.5.5"},
+        {"1.6.4", 22, "1.6-1.8", "1.6-1.8", NULL},
+        {"1.7.4", 22, "1.6-1.8", "1.6-1.8", NULL},
+        {"1.8.2", 22, "1.6-1.8", "1.6-1.8", NULL},
+        /* 1.9 declares v1beta1 without serving it: only the CRD object tells it from 1.10 */
+        {"1.9.3", 22, "1.9-1.11", "1.9", "1.9.3"},
+        {"1.10.2", 22, "1.9-1.11", "1.10-1.11", NULL},
+        {"1.11.3", 22, "1.9-1.11", "1.10-1.11", NULL},
+        /* enginefrontends without shardgroups and shards */
+        {"1.12.0", 23, "1.12.0", "1.12.0", "1.12.1"},
+        {"1.12.1", 25, "1.12", "1.12", "1.12.1"},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        manifest_crds m;
+        read_manifest_crds(cases[i].release, &m);
+        if (m.crds != cases[i].crds)
+            fail_msg("%s: %zu CRDs, want %zu", cases[i].release, m.crds, cases[i].crds);
+        for (int object = 0; object < 2; object++) {
+            cw_lh_crd_facts f = m.facts;
+            const char *want = object ? cases[i].object : cases[i].discovery;
+            cw_lh_identity id;
+            cw_lh_decision dec;
+            if (!object)
+                f.v1beta1_declared = -1;
+            cw_lh_identify_crds(&f, &id);
+            cw_lh_decide(CW_LH_RECONCILER_RECURRINGJOB, &id, &dec);
+            int range = strchr(want, '-') != NULL;
+            if (strcmp(id.version, want) != 0 || id.source != CW_LH_SOURCE_CRDS ||
+                (range ? !id.reason || strcmp(id.reason, CW_LH_REASON_CRDS_AMBIGUOUS) != 0 ||
+                             dec.write
+                       : id.reason || !dec.write ||
+                             strcmp(dec.profile->release, cases[i].writes) != 0))
+                fail_msg("%s (%s): version %s reason %s writes as %s", cases[i].release,
+                         object ? "CRD object" : "discovery", id.version,
+                         id.reason ? id.reason : "NULL",
+                         dec.write ? dec.profile->release : "nothing");
+        }
+        cw_yaml_docs_free(&m.docs);
+    }
+}
+
 /* ---- which identity counts ---- */
 
 static void test_choose(void **state)
@@ -453,10 +573,10 @@ static void test_profiles(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_images),    cmocka_unit_test(test_flag),
-        cmocka_unit_test(test_crds),      cmocka_unit_test(test_choose),
-        cmocka_unit_test(test_daemonset), cmocka_unit_test(test_decide),
-        cmocka_unit_test(test_profiles),
+        cmocka_unit_test(test_images), cmocka_unit_test(test_flag),
+        cmocka_unit_test(test_crds),   cmocka_unit_test(test_crds_of_manifests),
+        cmocka_unit_test(test_choose), cmocka_unit_test(test_daemonset),
+        cmocka_unit_test(test_decide), cmocka_unit_test(test_profiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
