@@ -31,7 +31,7 @@
 #include "bench_util.h"
 #include "schedule_health.h"
 #include "cron/tz.h"
-#include "health/health.h"
+#include "schedules/health.h"
 #include "kube/client.h"
 #include "kube/config.h"
 #include "lib/pool.h"

@@ -15,7 +15,7 @@
 #include "bench_util.h"
 #include "lib/gojson.h"
 #include "kube/client.h"
-#include "defaults/names.h"
+#include "longhorn/names.h"
 #include "lib/pool.h"
 
 static cw_kube_client *client(const char *kubeconfig, int inflight)

@@ -1,5 +1,6 @@
 /* cronwarden cron status: flags -> a health configuration; manifests (migrate's loaders) or a live
- * cluster (paged LISTs, read-only) -> health/; the report on stdout; anything unhealthy -> exit 1.
+ * cluster (paged LISTs, read-only) -> the schedules/ model; health/ renders the report on stdout;
+ * anything unhealthy -> exit 1.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +9,8 @@
 
 #include "cmd/cmd.h"
 #include "longhorn/recurringjob.h"
-#include "health/health.h"
+#include "health/render.h"
+#include "schedules/health.h"
 #include "lib/k8sname.h"
 #include "lib/opts.h"
 

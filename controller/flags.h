@@ -11,6 +11,7 @@
 #include "defaults/policy.h"
 #include "lib/strlist.h"
 #include "lib/opts.h"
+#include "longhorn/version.h"
 
 typedef struct cw_ctrl_flags {
     char *namespace;      /* schedule, backup-queue: Velero's namespace ("": every one) */
@@ -50,7 +51,8 @@ extern cw_ctrl_flags cw_ctrl_flag;
     CW_POLICY_OPT_LONGHORN_VERSION(                                                                \
         "recurringjob, volume: the Longhorn to write as: auto (the longhorn-manager DaemonSet's "  \
         "image tag, else what the longhorn.io CRDs serve; a version cronwarden does not know "     \
-        "makes them stand down), or 1.<minor> / v1.<minor>.<patch> to force one (1.2 to 1.12)",    \
+        "makes them stand down), or 1.<minor> / v1.<minor>.<patch> to force one "                  \
+        "(" CW_LH_MINORS_TEXT ")",                                                                 \
         &cw_ctrl_flag.longhorn_version)
 #define CW_CTRL_OPT_MAX_RETAIN CW_POLICY_OPT_MAX_RETAIN(&cw_ctrl_flag.max_retain)
 #define CW_CTRL_OPT_DEFAULT_GROUP                                                                  \

@@ -3,7 +3,7 @@
  * their spec) and one reconcile: read the caches (and the API where a cache may lag: the Velero
  * object named by a recorded nacuuid), gather what the kind needs, decide, write in the order the
  * decision needs, every write conditional. Each reconciler (nonadminbackup_apply.c,
- * nonadminrestore_apply.c) is a cw_nacshell_kind and the descriptor CW_NACSHELL_OPS makes of it.
+ * nonadminrestore_apply.c) is a cw_nacshell_kind and a plain descriptor over these parts.
  * docs/controller.md. */
 #ifndef CW_NACSHELL_H
 #define CW_NACSHELL_H
@@ -61,60 +61,20 @@ void cw_nacshell_fini(void *state);
 void cw_nacshell_on_velero(void *ud, cw_informer_op op, const char *key, json_object *old,
                            json_object *obj);
 
-/* Defines the descriptor `var_` of the NonAdmin kind for Velero's kind_ ("backup", and in
- * capitals "Backup"): reconciler "nonadmin<kind>" of NonAdmin<Kind>s, its Velero <kind>s, its flags
- * (--oadp-namespace, --enforce-<kind>-spec, --allowed-resource-policies, then own_row_: one row of
- * its own, or nothing), its functions; init_hooks_: the target of its --allow-restore-init-hooks
- * row, or NULL. Off by default: it replaces OADP's own non-admin
- * controller. */
-#define CW_NACSHELL_RECONCILER(var_, kind_, Kind_, k_, check_, gather_, decide_, init_hooks_,      \
-                               own_row_)                                                           \
-    static char *var_##_file;                                                                      \
-    static const cw_opt var_##_opts[] = {                                                          \
-        CW_CTRL_OPT_OADP_NAMESPACE,                                                                \
-        CW_OPT_STR("enforce-" kind_ "-spec", "FILE", &var_##_file, "",                             \
-                   "nonadmin" kind_ ": a Velero " Kind_                                            \
-                   "Spec (YAML) whose fields non-admin " kind_                                     \
-                   "s may leave unset (they are filled in) or set to the same value"),             \
-        CW_CTRL_OPT_ALLOWED_RESOURCE_POLICIES, own_row_};                                          \
-    static const cw_nacshell_kind var_##_kind = {.k = (k_),                                        \
-                                                 .name = "nonadmin" kind_,                         \
-                                                 .flag = "--enforce-" kind_ "-spec",               \
-                                                 .spec_file = &var_##_file,                        \
-                                                 .allow_init_hooks = (init_hooks_),                \
-                                                 .check_enforced = (check_),                       \
-                                                 .gather = (gather_),                              \
-                                                 .decide = (decide_)};                             \
-    static int var_##_config(void *cfg, cw_error *err)                                             \
-    {                                                                                              \
-        return cw_nacshell_config(&var_##_kind, cfg, err);                                         \
-    }                                                                                              \
-    static const char *const var_##_prune[] = {"spec." kind_ "Spec", NULL};                        \
-    static const cw_informer_def var_##_informers[] = {                                            \
-        [CW_NACSHELL_OBJS] = {CW_INFORMER_RESOURCE("nonadmin" kind_ "s", "oadp.openshift.io",      \
-                                                   "v1alpha1", "nonadmin" kind_ "s"),              \
-                              .scope = CW_SHELL_ALL, .transform = cw_nacshell_obj_keep,            \
-                              .prune = var_##_prune, .prune_over = CW_NAC_SPEC_MAX,                \
-                              .page_size = CW_NACSHELL_PAGE, .index = cw_nacshell_obj_index,       \
-                              .handler = cw_nacshell_on_obj},                                      \
-        [CW_NACSHELL_VELERO] = {CW_INFORMER_RESOURCE("nonadmin-velero-" kind_ "s", "velero.io",    \
-                                                     "v1", kind_ "s"),                             \
-                                .transform = cw_nacshell_velero_slim,                              \
-                                .prune = cw_nacshell_velero_prune, .prune_over = 0,                \
-                                .index = cw_nacshell_velero_index,                                 \
-                                .handler = cw_nacshell_on_velero},                                 \
-    };                                                                                             \
-    const cw_reconciler_ops var_ = {                                                               \
-        CW_RECONCILER_NAMED("nonadmin" kind_, "nonadmin" kind_,                                    \
-                            "update_status, patch_finalizers, create_velero, delete_velero, "      \
-                            "delete_self, delete_nonadminrestore, create_deletebackuprequest, "    \
-                            "delete_deletebackuprequest"),                                         \
-        .summary = "runs OADP NonAdmin" Kind_ "s (replaces OADP's non-admin controller: "          \
-                   "DataProtectionApplication spec.nonAdmin.enable false)",                        \
-        CW_RECONCILER_TABLES(var_##_opts, var_##_informers),                                       \
-        CW_RECONCILER_CONFIG(cw_nonadmin_config, var_##_config, cw_nacshell_config_fini),          \
-        CW_RECONCILER_STATE(cw_nacshell_init, cw_nacshell_fini),                                   \
-        .reconcile = cw_nacshell_reconcile}
+/* The descriptor's shared fields, for each kind's plain cw_reconciler_ops and informer rows
+ * (controller/nonadminbackup_apply.c, nonadminrestore_apply.c): its write verbs; the row of its
+ * NonAdmin objects (every namespace, kept by cw_nac_keep, prune_ their tenant's spec) and of its
+ * Velero objects (the OADP namespace, without their spec). */
+#define CW_NACSHELL_VERBS                                                                          \
+    "update_status, patch_finalizers, create_velero, delete_velero, delete_self, "                 \
+    "delete_nonadminrestore, create_deletebackuprequest, delete_deletebackuprequest"
+#define CW_NACSHELL_OBJS_ROW(prune_)                                                               \
+    .scope = CW_SHELL_ALL, .transform = cw_nacshell_obj_keep, .prune = (prune_),                   \
+    .prune_over = CW_NAC_SPEC_MAX, .page_size = CW_NACSHELL_PAGE, .index = cw_nacshell_obj_index,  \
+    .handler = cw_nacshell_on_obj
+#define CW_NACSHELL_VELERO_ROW                                                                     \
+    .transform = cw_nacshell_velero_slim, .prune = cw_nacshell_velero_prune, .prune_over = 0,      \
+    .index = cw_nacshell_velero_index, .handler = cw_nacshell_on_velero
 
 /* For the kinds' gather: one object, NULL when it is not there. */
 int cw_nacshell_get(cw_shell *s, const cw_kube_resource *r, const char *name, json_object **out,

@@ -30,6 +30,49 @@ static int decide(const cw_nonadmin_config *c, const cw_nac_input *in, cw_nac_ac
     return cw_nabctl_decide(in, &cfg, out, err);
 }
 
-/* No flags of its own besides the shared ones (the last, empty argument). */
-CW_NACSHELL_RECONCILER(cw_nonadminbackup_reconciler, "backup", "Backup", &cw_nac_backup_kind,
-                       cw_nab_check_enforced, gather, decide, NULL, );
+static char *enforce_file; /* --enforce-backup-spec */
+
+static const cw_opt opts[] = {
+    CW_CTRL_OPT_OADP_NAMESPACE,
+    CW_OPT_STR("enforce-backup-spec", "FILE", &enforce_file, "",
+               "nonadminbackup: a Velero BackupSpec (YAML) whose fields non-admin backups may "
+               "leave unset (they are filled in) or set to the same value"),
+    CW_CTRL_OPT_ALLOWED_RESOURCE_POLICIES,
+};
+
+static const cw_nacshell_kind kind = {
+    .k = &cw_nac_backup_kind,
+    .name = "nonadminbackup",
+    .flag = "--enforce-backup-spec",
+    .spec_file = &enforce_file,
+    .check_enforced = cw_nab_check_enforced,
+    .gather = gather,
+    .decide = decide,
+};
+
+static int config_init(void *cfg, cw_error *err)
+{
+    return cw_nacshell_config(&kind, cfg, err);
+}
+
+static const char *const prune[] = {"spec.backupSpec", NULL};
+
+static const cw_informer_def informers[] = {
+    [CW_NACSHELL_OBJS] = {CW_INFORMER_RESOURCE("nonadminbackups", "oadp.openshift.io", "v1alpha1",
+                                               "nonadminbackups"),
+                          CW_NACSHELL_OBJS_ROW(prune)},
+    [CW_NACSHELL_VELERO] = {CW_INFORMER_RESOURCE("nonadmin-velero-backups", "velero.io", "v1",
+                                                 "backups"),
+                            CW_NACSHELL_VELERO_ROW},
+};
+
+/* Off by default: it replaces OADP's own non-admin controller. */
+const cw_reconciler_ops cw_nonadminbackup_reconciler = {
+    CW_RECONCILER_NAMED("nonadminbackup", "nonadminbackup", CW_NACSHELL_VERBS),
+    .summary = "runs OADP NonAdminBackups (replaces OADP's non-admin controller: "
+               "DataProtectionApplication spec.nonAdmin.enable false)",
+    CW_RECONCILER_TABLES(opts, informers),
+    CW_RECONCILER_CONFIG(cw_nonadmin_config, config_init, cw_nacshell_config_fini),
+    CW_RECONCILER_STATE(cw_nacshell_init, cw_nacshell_fini),
+    .reconcile = cw_nacshell_reconcile,
+};

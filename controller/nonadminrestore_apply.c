@@ -36,9 +36,53 @@ static int decide(const cw_nonadmin_config *c, const cw_nac_input *in, cw_nac_ac
     return cw_narctl_decide(in, &cfg, out, err);
 }
 
-CW_NACSHELL_RECONCILER(cw_nonadminrestore_reconciler, "restore", "Restore", &cw_nac_restore_kind,
-                       cw_nar_check_enforced, gather, decide, &allow_init_hooks,
-                       CW_OPT_FLAG("allow-restore-init-hooks", &allow_init_hooks, "false",
-                                   "nonadminrestore: NonAdminRestores may carry init-container "
-                                   "restore hooks, which Velero adds to restored pods and creates "
-                                   "under its own identity"));
+static char *enforce_file; /* --enforce-restore-spec */
+
+static const cw_opt opts[] = {
+    CW_CTRL_OPT_OADP_NAMESPACE,
+    CW_OPT_STR("enforce-restore-spec", "FILE", &enforce_file, "",
+               "nonadminrestore: a Velero RestoreSpec (YAML) whose fields non-admin restores may "
+               "leave unset (they are filled in) or set to the same value"),
+    CW_CTRL_OPT_ALLOWED_RESOURCE_POLICIES,
+    CW_OPT_FLAG("allow-restore-init-hooks", &allow_init_hooks, "false",
+                "nonadminrestore: NonAdminRestores may carry init-container restore hooks, which "
+                "Velero adds to restored pods and creates under its own identity"),
+};
+
+static const cw_nacshell_kind kind = {
+    .k = &cw_nac_restore_kind,
+    .name = "nonadminrestore",
+    .flag = "--enforce-restore-spec",
+    .spec_file = &enforce_file,
+    .allow_init_hooks = &allow_init_hooks,
+    .check_enforced = cw_nar_check_enforced,
+    .gather = gather,
+    .decide = decide,
+};
+
+static int config_init(void *cfg, cw_error *err)
+{
+    return cw_nacshell_config(&kind, cfg, err);
+}
+
+static const char *const prune[] = {"spec.restoreSpec", NULL};
+
+static const cw_informer_def informers[] = {
+    [CW_NACSHELL_OBJS] = {CW_INFORMER_RESOURCE("nonadminrestores", "oadp.openshift.io", "v1alpha1",
+                                               "nonadminrestores"),
+                          CW_NACSHELL_OBJS_ROW(prune)},
+    [CW_NACSHELL_VELERO] = {CW_INFORMER_RESOURCE("nonadmin-velero-restores", "velero.io", "v1",
+                                                 "restores"),
+                            CW_NACSHELL_VELERO_ROW},
+};
+
+/* Off by default: it replaces OADP's own non-admin controller. */
+const cw_reconciler_ops cw_nonadminrestore_reconciler = {
+    CW_RECONCILER_NAMED("nonadminrestore", "nonadminrestore", CW_NACSHELL_VERBS),
+    .summary = "runs OADP NonAdminRestores (replaces OADP's non-admin controller: "
+               "DataProtectionApplication spec.nonAdmin.enable false)",
+    CW_RECONCILER_TABLES(opts, informers),
+    CW_RECONCILER_CONFIG(cw_nonadmin_config, config_init, cw_nacshell_config_fini),
+    CW_RECONCILER_STATE(cw_nacshell_init, cw_nacshell_fini),
+    .reconcile = cw_nacshell_reconcile,
+};

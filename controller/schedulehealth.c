@@ -96,9 +96,9 @@ static int failed_event(const cw_health_result *r, cw_shctl_actions *a, size_t *
 }
 
 /* The next moment something can change without an object changing. */
-static int64_t recheck(const cw_health_config *cfg, const cw_health_result *r)
+static int64_t recheck(const cw_health_config *cfg, int64_t now, const cw_health_result *r)
 {
-    int64_t now = cfg->now, at = now + CW_SHCTL_RECHECK_MAX;
+    int64_t at = now + CW_SHCTL_RECHECK_MAX;
     int64_t cand[3] = {CW_HEALTH_NONE, CW_HEALTH_NONE, CW_HEALTH_NONE};
     /* the last fire time, while its grace runs (its next fire time as the model counts it, also
      * while paused or suspended: one interval on) */
@@ -126,8 +126,8 @@ static int64_t recheck(const cw_health_config *cfg, const cw_health_result *r)
     return at;
 }
 
-int cw_shctl_decide(const cw_health_config *cfg, const cw_health_result *r, cw_shctl_memory *mem,
-                    cw_shctl_actions *out, cw_error *err)
+int cw_shctl_decide(const cw_health_config *cfg, int64_t now, const cw_health_result *r,
+                    cw_shctl_memory *mem, cw_shctl_actions *out, cw_error *err)
 {
     size_t cap = 0;
     int first = mem->counted == CW_HEALTH_UNCOUNTED;
@@ -148,7 +148,7 @@ int cw_shctl_decide(const cw_health_config *cfg, const cw_health_result *r, cw_s
             rc = failed_event(r, out, &cap);
         mem->failure_seen = r->failure_at;
     }
-    out->recheck_at = recheck(cfg, r);
+    out->recheck_at = recheck(cfg, now, r);
     if (rc != CW_OK) {
         cw_shctl_actions_free(out);
         return cw_error_oom(err);

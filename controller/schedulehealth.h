@@ -1,5 +1,5 @@
 /* The schedule-health reconciler's decision (its shell: controller/schedulehealth_apply.c): what
- * one schedule's judgement (health/health.h, cw_health_result at "now") makes of
+ * one schedule's judgement (schedules/health.h, cw_health_result at "now") makes of
  *   - its series (docs/status.md, "Metrics": the contract the alerts of deploy/monitoring read),
  *     among them the fire time of its newest missed run, which the alert compares with its last
  *     success (a run that succeeds after the fire time resolves it, however soon);
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "health/health.h"
+#include "schedules/health.h"
 #include "lib/error.h"
 
 #define CW_SHCTL_REASON_MISSED "ScheduleMissedRun"
@@ -59,11 +59,11 @@ typedef struct cw_shctl_actions {
 void cw_shctl_actions_init(cw_shctl_actions *a);
 void cw_shctl_actions_free(cw_shctl_actions *a);
 
-/* One schedule's actions from its result r (judged with cfg, at cfg->now); mem moves on (its
- * missed runs counted, its failed run said). First look (mem as initialised, e.g. after a restart):
- * only what came after the last success counts and is said: what came before it is resolved.
- * CW_ENOMEM only. */
-int cw_shctl_decide(const cw_health_config *cfg, const cw_health_result *r, cw_shctl_memory *mem,
-                    cw_shctl_actions *out, cw_error *err) CW_MUST_CHECK;
+/* One schedule's actions from its result r (judged with cfg at now, unix seconds); mem moves on
+ * (its missed runs counted, its failed run said). First look (mem as initialised, e.g. after a
+ * restart): only what came after the last success counts and is said: what came before it is
+ * resolved. CW_ENOMEM only. */
+int cw_shctl_decide(const cw_health_config *cfg, int64_t now, const cw_health_result *r,
+                    cw_shctl_memory *mem, cw_shctl_actions *out, cw_error *err) CW_MUST_CHECK;
 
 #endif

@@ -390,7 +390,6 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
 {
     const cw_schedulehealth_config *cfg = s->env.config;
     sh_state *st = s->state;
-    cw_health_config at = cfg->health; /* what the decision reads: now */
     cw_health_kind kind;
     char ns[256];
     const char *name;
@@ -402,9 +401,9 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
         return cw_error_set(err, CW_EINVAL, "not a schedule key");
     const char *labels[] = {kind == CW_HEALTH_RECURRINGJOB ? "RecurringJob" : "Schedule", ns, name};
     cw_shctl_actions_init(&a);
-    at.now = cw_shell_now_ms(s) / 1000;
+    int64_t now = cw_shell_now_ms(s) / 1000;
     pthread_mutex_lock(&st->mu);
-    int rc = cw_health_eval_one(&st->model, kind, ns, name, at.now, &r, err);
+    int rc = cw_health_eval_one(&st->model, kind, ns, name, now, &r, err);
     if (rc == CW_ENOTFOUND) {
         forget(st, key, labels);
         pthread_mutex_unlock(&st->mu);
@@ -422,7 +421,7 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
             cw_shctl_memory_init(mem);
         }
     }
-    if (rc == CW_OK && (rc = cw_shctl_decide(&at, &r, mem, &a, err)) == CW_OK)
+    if (rc == CW_OK && (rc = cw_shctl_decide(&cfg->health, now, &r, mem, &a, err)) == CW_OK)
         export(st, labels, &a);
     pthread_mutex_unlock(&st->mu);
     if (rc == CW_OK) {

@@ -1,8 +1,8 @@
 /* The schedule-health reconciler (`--controllers schedule-health`, on by default: it only reads
- * and posts Events): the health model (health/health.h) fed by its informers, judged per schedule
- * on every change and on a timer (controller/schedulehealth.h), exported as the metrics of
- * docs/status.md with one Warning Event per missed or failed run on the schedule. Informers:
- * Longhorn's RecurringJobs, CronJobs, Jobs, Volumes, Backups and BackupVolumes in
+ * and posts Events): the schedule-health model (schedules/health.h) fed by its informers, judged
+ * per schedule on every change and on a timer (controller/schedulehealth.h), exported as the
+ * metrics of docs/status.md with one Warning Event per missed or failed run on the schedule.
+ * Informers: Longhorn's RecurringJobs, CronJobs, Jobs, Volumes, Backups and BackupVolumes in
  * --longhorn-namespace; Velero's Schedules and Backups (labelled with a schedule) in --namespace.
  * Longhorn's and Velero's resources are optional: a cluster without one has nothing of it to
  * report. Its informer rows are store-less (controller/core/reconciler.h): every object goes
@@ -16,13 +16,13 @@
 
 #include "controller/core/reconciler.h"
 #include "controller/flags.h"
-#include "health/health.h"
+#include "schedules/health.h"
 
 /* Its config (config_init from --longhorn-namespace, --namespace, --default-group,
  * --schedule-health-window, --schedule-health-grace). */
 typedef struct cw_schedulehealth_config {
     cw_ctrl_policy_config base; /* home: Longhorn's namespace; aside: Velero's; the zones */
-    cw_health_config health;    /* now: per reconcile */
+    cw_health_config health;    /* the model's; now comes per reconcile, as an argument */
 } cw_schedulehealth_config;
 
 /* Informers, in this order. */

@@ -2,7 +2,7 @@
  * volumes (with --volumes) are written one at a time after the rest. */
 #include <string.h>
 
-#include "health/internal.h"
+#include "health/render.h"
 
 static json_object *str(const char *s)
 {
@@ -14,7 +14,7 @@ static json_object *when(int64_t t)
     char buf[CW_TZ_RFC3339_MAX];
     if (t == CW_HEALTH_NONE)
         return NULL;
-    cw_health__time_str(t, buf, sizeof(buf));
+    cw_health_time_str(t, buf, sizeof(buf));
     return str(buf);
 }
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "health/internal.h"
+#include "health/render.h"
 
 #define CELL 96
 
@@ -56,7 +56,7 @@ static void ago(const cw_health *h, int64_t t, char *out, size_t len)
         snprintf(out, len, "-");
         return;
     }
-    cw_health__duration(t > h->cfg.now ? t - h->cfg.now : h->cfg.now - t, d, sizeof(d));
+    cw_health_duration(t > h->cfg.now ? t - h->cfg.now : h->cfg.now - t, d, sizeof(d));
     snprintf(out, len, t > h->cfg.now ? "in %s" : "%s ago", d);
 }
 
@@ -71,7 +71,7 @@ static int schedules(const cw_health *h, FILE *f)
     if (h->cfg.window % 3600 == 0) /* as the flag is usually written: 24h, 168h */
         snprintf(win, sizeof(win), "%lldh", (long long)(h->cfg.window / 3600));
     else
-        cw_health__duration(h->cfg.window, win, sizeof(win));
+        cw_health_duration(h->cfg.window, win, sizeof(win));
     snprintf(missed, sizeof(missed), "MISSED(%s)", win);
     const char *const hs[] = {"SCHEDULE",     "KIND",         "CRON", "STATE",
                               "LAST SUCCESS", "LAST FAILURE", missed, "NEXT"};
@@ -123,11 +123,11 @@ static void problems_of(const cw_health *h, const cw_health_sched_result *sr, FI
     if (r->state == CW_HEALTH_STATE_SUSPENDED)
         fprintf(f, "    its CronJob is suspended: no run starts until spec.suspend is false\n");
     if (r->stuck) {
-        cw_health__duration(r->running_seconds, d1, sizeof(d1));
-        cw_health__time_str(r->running_since, t1, sizeof(t1));
-        cw_health__duration(r->stuck_after, d3, sizeof(d3));
+        cw_health_duration(r->running_seconds, d1, sizeof(d1));
+        cw_health_time_str(r->running_since, t1, sizeof(t1));
+        cw_health_duration(r->stuck_after, d3, sizeof(d3));
         if (r->usual_seconds != CW_HEALTH_NONE) {
-            cw_health__duration(r->usual_seconds, d2, sizeof(d2));
+            cw_health_duration(r->usual_seconds, d2, sizeof(d2));
             fprintf(f,
                     "    %s %s has been running for %s (since %s); it usually takes %s, "
                     "stuck after %s\n",
@@ -140,13 +140,13 @@ static void problems_of(const cw_health *h, const cw_health_sched_result *sr, FI
         }
     }
     if (r->consecutive_failures) {
-        cw_health__time_str(r->failure_at, t1, sizeof(t1));
+        cw_health_time_str(r->failure_at, t1, sizeof(t1));
         fprintf(f, "    %zu run%s failed in a row; the last, %s %s at %s: %s\n",
                 r->consecutive_failures, r->consecutive_failures == 1 ? "" : "s", run,
                 r->failure_run, t1, r->failure_reason);
     }
     for (size_t i = 0; i < r->nmissed; i++) {
-        cw_health__time_str(r->missed[i].at, t1, sizeof(t1));
+        cw_health_time_str(r->missed[i].at, t1, sizeof(t1));
         fprintf(f, "    missed %s: %s\n", t1, r->missed[i].detail);
     }
     (void)h;
@@ -190,7 +190,7 @@ static int volumes(const cw_health *h, FILE *f)
         if (v->interval == CW_HEALTH_NONE)
             snprintf(cell(&t, row, 4), CELL, "-");
         else
-            cw_health__duration(2 * v->interval, cell(&t, row, 4), CELL);
+            cw_health_duration(2 * v->interval, cell(&t, row, 4), CELL);
     }
     return table_print(&t, f);
 }
@@ -199,7 +199,7 @@ int cw_health_render_text(const cw_health *h, int with_volumes, FILE *f, cw_erro
 {
     char now[CW_TZ_RFC3339_MAX];
     size_t nvol = 0;
-    cw_health__time_str(h->cfg.now, now, sizeof(now));
+    cw_health_time_str(h->cfg.now, now, sizeof(now));
     for (size_t i = 0; i < h->ncounts; i++)
         nvol += h->counts[i].volumes;
     int rc = CW_OK;

@@ -12,7 +12,7 @@
 #include "cron/cron.h"
 #include "lib/json.h"
 #include "lib/k8sname.h"
-#include "defaults/names.h"
+#include "longhorn/names.h"
 
 static const char *const tasks[] = {
     "snapshot", "snapshot-force-create", "snapshot-cleanup", "snapshot-delete",

@@ -210,7 +210,7 @@ void cw_lh_identify_image(const char *image, cw_lh_identity *out)
     if (!p) {
         set_unknown(out, src, tag, CW_LH_REASON_UNSUPPORTED,
                     "the longhorn-manager image %s is a Longhorn version cronwarden has no table "
-                    "for (it knows 1.2 to 1.12)",
+                    "for (it knows " CW_LH_MINORS_TEXT ")",
                     image);
         return;
     }

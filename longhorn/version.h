@@ -20,6 +20,12 @@
 /* The minors cronwarden knows: Longhorn 1.2 (the first with RecurringJobs) to 1.12. */
 #define CW_LH_MINOR_FIRST 2
 #define CW_LH_MINOR_LAST  12
+/* "1.2 to 1.12", for texts fixed at compile time (a flag's help, a message). The two ends are the
+ * first and last rows of profiles[] (longhorn/version.c; unit/controller_lhversion holds them to
+ * it): a new release changes CW_LH_MINOR_LAST and its row, no text. */
+#define CW_LH_STR_(x_)    #x_
+#define CW_LH_STR(x_)     CW_LH_STR_(x_)
+#define CW_LH_MINORS_TEXT "1." CW_LH_STR(CW_LH_MINOR_FIRST) " to 1." CW_LH_STR(CW_LH_MINOR_LAST)
 
 /* What one Longhorn minor's manager writes (controller/recurring_job_controller.go, newCronJob,
  * createCronJob, checkAndUpdateCronJob at tag v<release>, and the helpers named in docs/compat.md).

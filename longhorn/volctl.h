@@ -16,7 +16,7 @@
 
 #include <json-c/json.h>
 
-#include "defaults/names.h"
+#include "longhorn/names.h"
 #include "defaults/policy.h"
 #include "lib/error.h"
 #include "lib/strlist.h"

@@ -15,7 +15,7 @@
 #include "defaults/policy.h"
 #include "lib/buf.h"
 #include "lib/error.h"
-#include "defaults/names.h"
+#include "longhorn/names.h"
 #include "lib/strlist.h"
 #include "lib/strmap.h"
 #include "longhorn/legacy.h"

@@ -4,7 +4,7 @@
  * last success), beside what a first look counts into missed_runs_total. A Velero Schedule firing
  * hourly, judged at 2026-11-24T09:00:00Z over 4 hours: the fire times 06:00, 07:00 and 08:00 (09:00
  * is within its grace). */
-#include "tests/unit/health/health_test.h"
+#include "tests/unit/schedules/health_test.h"
 #include "tests/unit/tzdb_fixture.h"
 
 #include "controller/schedulehealth.h"
@@ -104,14 +104,14 @@ static void test_last_missed(void **state)
             cw_health_eval_one(&h, CW_HEALTH_SCHEDULE, "velero", "hourly", h.cfg.now, &r, &err),
             CW_OK);
         cw_shctl_memory_init(&mem);
-        assert_int_equal(cw_shctl_decide(&cfg, &r, &mem, &a, &err), CW_OK);
+        assert_int_equal(cw_shctl_decide(&cfg, cfg.now, &r, &mem, &a, &err), CW_OK);
         double want = c->last_missed ? (double)ttime(c->last_missed) : 0;
         if (a.gauges[CW_SHCTL_LAST_MISSED] != want || a.missed_new != c->missed_new)
             fail_msg("%s: last missed %.0f, want %.0f; counted %.0f, want %.0f", c->what,
                      a.gauges[CW_SHCTL_LAST_MISSED], want, a.missed_new, c->missed_new);
         /* the next look, nothing changed: the same fire time, nothing counted again */
         cw_shctl_actions_free(&a);
-        assert_int_equal(cw_shctl_decide(&cfg, &r, &mem, &a, &err), CW_OK);
+        assert_int_equal(cw_shctl_decide(&cfg, cfg.now, &r, &mem, &a, &err), CW_OK);
         if (a.gauges[CW_SHCTL_LAST_MISSED] != want || a.missed_new != 0)
             fail_msg("%s, looked at again: last missed %.0f, counted %.0f", c->what,
                      a.gauges[CW_SHCTL_LAST_MISSED], a.missed_new);

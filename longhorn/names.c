@@ -1,4 +1,4 @@
-#include "defaults/names.h"
+#include "longhorn/names.h"
 
 #include <inttypes.h>
 #include <stdio.h>

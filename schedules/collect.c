@@ -1,6 +1,6 @@
 /* The collector: objects in any order (files, LIST pages, watch events) into compact records
  * keyed by kind, namespace and name; schedules judged with their CronJob and runs. */
-#include "health/internal.h"
+#include "schedules/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

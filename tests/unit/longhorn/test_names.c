@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "defaults/names.h"
+#include "longhorn/names.h"
 
 #define RETAIN_MAX INT64_C(9223372036854775807)
 

@@ -1,7 +1,7 @@
 /* Judging one schedule: outcomes of its runs, the fire times of the window with the run each
  * started or why none did, the run in progress against the usual duration, one state.
  * Semantics: docs/status.md. */
-#include "health/internal.h"
+#include "schedules/internal.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -231,8 +231,8 @@ static int judge_missed(const cw_health_config *cfg, const cw_health_sched *s,
     const cw_health_run *b = s->forbid ? blocker(runs, n, f) : NULL;
     int velero = s->kind == CW_HEALTH_SCHEDULE;
     if (late) {
-        cw_health__duration(late->created - f, d1, sizeof(d1));
-        cw_health__duration(g, d2, sizeof(d2));
+        cw_health_duration(late->created - f, d1, sizeof(d1));
+        cw_health_duration(g, d2, sizeof(d2));
         return add_missed(out, cap, f, CW_HEALTH_MISSED_LATE,
                           "%s %s started %s late (grace %s)%s%s%s", velero ? "Backup" : "Job",
                           late->name, d1, d2, b ? ": " : "", b ? b->name : "",
@@ -242,7 +242,7 @@ static int judge_missed(const cw_health_config *cfg, const cw_health_sched *s,
         return add_missed(out, cap, f, CW_HEALTH_MISSED_PAUSED, "the Schedule is paused");
     if (velero && s->last_skipped != CW_HEALTH_NONE && f <= s->last_skipped &&
         nothing_since(runs, n, f, s->last_skipped)) {
-        cw_health__time_str(s->last_skipped, d1, sizeof(d1));
+        cw_health_time_str(s->last_skipped, d1, sizeof(d1));
         return add_missed(out, cap, f, CW_HEALTH_MISSED_SKIPPED,
                           "skipped: the Schedule was paused until %s (skipImmediately)", d1);
     }

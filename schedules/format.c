@@ -1,9 +1,9 @@
 /* Times and durations as the reports and the sentences of missed runs print them. */
-#include "health/internal.h"
+#include "schedules/internal.h"
 
 #include <stdio.h>
 
-void cw_health__duration(int64_t s, char *out, size_t len)
+void cw_health_duration(int64_t s, char *out, size_t len)
 {
     static const struct {
         int64_t secs;
@@ -24,7 +24,7 @@ void cw_health__duration(int64_t s, char *out, size_t len)
         snprintf(out, len, "%lld%c", (long long)big, units[i].unit);
 }
 
-void cw_health__time_str(int64_t t, char *out, size_t len)
+void cw_health_time_str(int64_t t, char *out, size_t len)
 {
     if (t == CW_HEALTH_NONE || cw_tz_format_rfc3339(t, 0, out, len) != CW_OK)
         snprintf(out, len, "-");

@@ -4,8 +4,9 @@
  * says otherwise it is 2026-11-24T09:00:00Z (a Tuesday) and the window 24h. Job names carry their
  * scheduled time in minutes since the epoch (29924760 is 2026-11-24T02:00:00Z). Volumes, the
  * counter of missed runs, the one-schedule API and the readers: test_health_*.c. */
-#include "tests/unit/health/health_test.h"
+#include "tests/unit/schedules/health_test.h"
 #include "tests/unit/tzdb_fixture.h"
+#include "health/render.h"
 
 cw_tzdb *const health_tzdb = &tzdb; /* the other files of this suite judge with it too */
 

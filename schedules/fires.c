@@ -1,6 +1,6 @@
 /* Fire times: a cron's (cron/, CRON_TZ included), or an @every schedule's chain as its controller
  * keeps it. */
-#include "health/internal.h"
+#include "schedules/internal.h"
 
 #include <stdlib.h>
 

@@ -1,7 +1,7 @@
 /* health/'s API as a reconciler uses it: the counter of missed runs across passes and restarts,
  * one schedule judged from its objects without the collector, objects replaced and removed as a
  * watch reports them, and the readers of Jobs and Backups. */
-#include "tests/unit/health/health_test.h"
+#include "tests/unit/schedules/health_test.h"
 
 #define HOURLY(created) SCHED_AS("hourly", created, "'schedule':'0 * * * *'", "'phase':'Enabled'")
 #define HB(hhmm, stamp)                                                                            \

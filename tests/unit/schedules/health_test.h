@@ -5,7 +5,7 @@
 
 #include "tests/unit/controller/ctrl_test.h"
 
-#include "health/health.h"
+#include "schedules/health.h"
 #include "lib/buf.h"
 #include "cron/tz.h"
 

@@ -2,7 +2,7 @@
 #ifndef CW_HEALTH_INTERNAL_H
 #define CW_HEALTH_INTERNAL_H
 
-#include "health/health.h"
+#include "schedules/health.h"
 #include "lib/buf.h"
 
 /* obj.<key> as an RFC 3339 time: CW_HEALTH_NONE when absent, null or "" (Longhorn writes empty
@@ -56,11 +56,6 @@ int cw_health__fires(const cw_health_config *cfg, const cw_health_sched *s, cons
 /* The latest fire time <= now and the one before it (CW_HEALTH_NONE when there is none within
  * robfig's five years), for crons (not @every). */
 void cw_health__last_two(const cw_health_cron *c, int64_t now, int64_t *last, int64_t *prev);
-
-/* "37m", "2h5m", "3d4h": a duration for sentences (largest two units). */
-void cw_health__duration(int64_t seconds, char *out, size_t len);
-/* RFC 3339 in UTC ("-" for NONE). */
-void cw_health__time_str(int64_t t, char *out, size_t len);
 
 /* Volumes (health/volumes.c). */
 typedef struct cw_health_volume {

@@ -1,6 +1,6 @@
 /* Runs: a CronJob's Job or a Velero Schedule's Backup read into a compact record (the JSON is
  * not kept). How each status maps to an outcome is docs/status.md's table. */
-#include "health/internal.h"
+#include "schedules/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

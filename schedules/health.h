@@ -285,8 +285,9 @@ int cw_health_volume_counts(cw_health *h, int64_t now, cw_health_ns_count **coun
                             cw_error *err) CW_MUST_CHECK;
 void cw_health_counts_free(cw_health_ns_count *counts, size_t n);
 
-/* Reports (health/render_*.c). CW_EIO when writing fails. */
-int cw_health_render_text(const cw_health *h, int volumes, FILE *f, cw_error *err) CW_MUST_CHECK;
-int cw_health_render_json(const cw_health *h, int volumes, FILE *f, cw_error *err) CW_MUST_CHECK;
+/* For sentences and reports: "37m", "2h5m", "3d4h", a duration in its largest two units; a time
+ * in RFC 3339, UTC ("-" for CW_HEALTH_NONE). */
+void cw_health_duration(int64_t seconds, char *out, size_t len);
+void cw_health_time_str(int64_t t, char *out, size_t len);
 
 #endif

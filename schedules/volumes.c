@@ -3,7 +3,7 @@
  * and the verdicts: unprotected (no backup job applies) and stale (no successful backup within
  * twice the shortest interval of its jobs). Volumes are grouped by the set of selectors they
  * carry, so jobs are resolved once per set and namespace, not once per volume. */
-#include "health/internal.h"
+#include "schedules/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

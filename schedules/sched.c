@@ -1,6 +1,6 @@
 /* Schedules: a RecurringJob (and its CronJob) or a Velero Schedule read into what the judgement
  * needs; the cron parsed with its zone. */
-#include "health/internal.h"
+#include "schedules/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* health/'s volumes: which backup jobs apply (job labels, group labels, the default group, legacy
  * jobs), the last successful backup from Longhorn's Backups and BackupVolumes (1.2-1.7: named
  * after the volume; 1.8+: spec.volumeName), unprotected and stale, counts per namespace. */
-#include "tests/unit/health/health_test.h"
+#include "tests/unit/schedules/health_test.h"
 
 #define VOL(ns, name, created, labels, spec)                                                       \
     "{'apiVersion':'longhorn.io/v1beta2','kind':'Volume','metadata':{'name':'" name                \
