@@ -173,9 +173,9 @@ static void on_namespace(void *ud, cw_informer_op op, const char *key, json_obje
 /* A step in a Backup's life, said every time (counted as the write create_event). */
 static void post_event(cw_shell *s, json_object *backup, const char *reason, const char *message)
 {
-    cw_shell_event(s, backup,
-                   &(cw_event){.type = "Normal", .reason = reason, .message = message,
-                               .kind = CW_EVENT_STEP});
+    cw_shell_event(
+        s, backup,
+        &(cw_event){.type = "Normal", .reason = reason, .message = message, .kind = CW_EVENT_STEP});
 }
 
 /* One write of the decision and what goes with it (Event, metrics, log). */

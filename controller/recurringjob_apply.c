@@ -246,7 +246,8 @@ static int create_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *
              "CronJob %s exists without the labels %s=%s and %s: it is not this job's, so no "
              "CronJob runs the job; rename or delete that CronJob",
              name, CW_RJCTL_MANAGED_BY, CW_RJCTL_MANAGED_BY_VALUE, CW_RJCTL_LABEL);
-    cw_shell_event(s, rj, &(cw_event){.type = "Warning", .reason = "CronJobNameTaken", .message = msg});
+    cw_shell_event(s, rj,
+                   &(cw_event){.type = "Warning", .reason = "CronJobNameTaken", .message = msg});
     cw_verdict_backoff(res);
     return cw_error_set(err, CW_ECONFLICT, "%s", msg);
 }
@@ -279,7 +280,8 @@ static void refused(cw_shell *s, json_object *rj, const char *ns, const char *na
                   "or CRON_TZ, Longhorn's manager's as well: write spec.cron without the "
                   "time zone prefix, in kube-controller-manager's time zone, usually UTC)"
                 : "");
-    cw_shell_event(s, rj, &(cw_event){.type = "Warning", .reason = "CronJobRefused", .message = msg});
+    cw_shell_event(s, rj,
+                   &(cw_event){.type = "Warning", .reason = "CronJobRefused", .message = msg});
     cw_log(CW_LOG_WARN, "the API server refused the CronJob; written again when the job changes",
            CW_LS("namespace", ns), CW_LS("recurringjob", name), CW_LS("verb", verb),
            CW_LS("schedule", schedule ? schedule : ""), CW_LS("error", err->message));
@@ -348,7 +350,8 @@ static int reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *er
     if (a.outcome == CW_RJCTL_INVALID) {
         char *why = cw_strlist_join(&a.problems, "; ");
         if (cw_shell_event(s, rj,
-                           &(cw_event){.type = "Warning", .reason = "InvalidRecurringJob",
+                           &(cw_event){.type = "Warning",
+                                       .reason = "InvalidRecurringJob",
                                        .message = why ? why : "invalid"}))
             cw_log(CW_LOG_WARN, "RecurringJob refused by the policy: no CronJob written",
                    CW_LS("recurringjob", key), CW_LS("problems", why ? why : ""));

@@ -365,9 +365,11 @@ static void post(cw_shell *s, const char *key, size_t inf, const char *ns, const
         return; /* gone meanwhile: said by nobody */
     for (size_t i = 0; i < a->nevents; i++)
         if (cw_shell_event(s, obj,
-                           &(cw_event){.type = "Warning", .reason = a->events[i].reason,
+                           &(cw_event){.type = "Warning",
+                                       .reason = a->events[i].reason,
                                        .message = a->events[i].message,
-                                       .kind = CW_EVENT_OCCURRENCE, .id = a->events[i].id}))
+                                       .kind = CW_EVENT_OCCURRENCE,
+                                       .id = a->events[i].id}))
             cw_log(CW_LOG_INFO, "said", CW_LS("schedule", key),
                    CW_LS("reason", a->events[i].reason), CW_LS("message", a->events[i].message));
     json_object_put(obj);

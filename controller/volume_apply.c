@@ -202,9 +202,9 @@ static void report(cw_shell *s, json_object *vol, const cw_volctl_actions *a)
     } else if (a->outcome == CW_VOLCTL_MIGRATE) {
         snprintf(msg, sizeof(msg), "legacy spec.recurringJobs migrated to labels %s",
                  what ? what : "");
-        cw_shell_event(s, vol,
-                       &(cw_event){.type = "Normal", .reason = "LegacyRecurringJobsMigrated",
-                                   .message = msg});
+        cw_shell_event(
+            s, vol,
+            &(cw_event){.type = "Normal", .reason = "LegacyRecurringJobsMigrated", .message = msg});
         cw_log(CW_LOG_INFO, "volume's legacy jobs migrated", CW_LS("volume", name),
                CW_LS("labels", what ? what : ""));
     } else {

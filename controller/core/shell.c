@@ -242,8 +242,8 @@ static int judge(cw_shell *s, const char *key, int rc, cw_verdict *v, cw_error *
     case CW_ECONFLICT: /* the cache is behind the object: its watch event brings the new one */
         cw_log(CW_LOG_DEBUG, "changed meanwhile; deciding again", CW_LS("controller", s->r->name),
                CW_LS("key", key), CW_LS("error", err->message));
-        cw_verdict_requeue_at(v, cw_shell_now_ms(s) + (s->r->conflict_ms ? s->r->conflict_ms : 1000),
-                              "conflict");
+        cw_verdict_requeue_at(
+            v, cw_shell_now_ms(s) + (s->r->conflict_ms ? s->r->conflict_ms : 1000), "conflict");
         return CW_OK;
     case CW_ENOTFOUND: /* gone meanwhile: its watch event says what comes next */
         cw_verdict_gone(v, "deleted");
@@ -323,7 +323,8 @@ static void forbidden(cw_shell *s, const char *verb, json_object *about, const c
              "cronwarden's %s reconciler may not %s: %s (grant it in the controller's RBAC: "
              "docs/controller.md)",
              s->r->name, verb, err->message);
-    cw_shell_event(s, about, &(cw_event){.type = "Warning", .reason = "WriteForbidden", .message = msg});
+    cw_shell_event(s, about,
+                   &(cw_event){.type = "Warning", .reason = "WriteForbidden", .message = msg});
 }
 
 void cw_shell_count(cw_shell *s, const char *verb, json_object *about, int rc, const cw_error *err)
@@ -413,7 +414,8 @@ int cw_shell_request(cw_shell *s, const char *verb, json_object *about, const ch
 }
 
 /* A step is posted every time, with the shell's clock, and counted as a write; a failed post is
- * logged, never fails the reconcile. The once-kinds remember what was said (controller/core/events.h). */
+ * logged, never fails the reconcile. The once-kinds remember what was said
+ * (controller/core/events.h). */
 int cw_shell_event(cw_shell *s, json_object *obj, const cw_event *ev)
 {
     if (ev->kind == CW_EVENT_STATE)
@@ -502,7 +504,8 @@ int cw_shell_war_check(cw_shell *s, const cw_kube_resource *r, json_object *live
                  "(more than %d times in %d minutes): cronwarden stops writing it, so the two do "
                  "not fight; it writes it again after a restart or when the object is made anew",
                  who, s->r->name, CW_CTRL_WAR_REWRITES, CW_CTRL_WAR_WINDOW_S / 60);
-        cw_shell_event(s, live, &(cw_event){.type = "Warning", .reason = "WriteWar", .message = msg});
+        cw_shell_event(s, live,
+                       &(cw_event){.type = "Warning", .reason = "WriteWar", .message = msg});
         if (s->env.shell_metrics)
             cw_metrics_add(s->env.shell_metrics->wars, ctl, 1);
         cw_log(CW_LOG_WARN,

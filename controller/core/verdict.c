@@ -46,8 +46,8 @@ int cw_verdict_failed(const cw_verdict *v)
 const char *cw_verdict_outcome(const cw_verdict *v)
 {
     static const char *const by_kind[] = {
-        [CW_VERDICT_DONE] = "ok",    [CW_VERDICT_REQUEUE] = "ok",   [CW_VERDICT_BACKOFF] = "error",
-        [CW_VERDICT_WAIT] = "error", [CW_VERDICT_HELD] = "held",    [CW_VERDICT_GONE] = "deleted",
+        [CW_VERDICT_DONE] = "ok",    [CW_VERDICT_REQUEUE] = "ok", [CW_VERDICT_BACKOFF] = "error",
+        [CW_VERDICT_WAIT] = "error", [CW_VERDICT_HELD] = "held",  [CW_VERDICT_GONE] = "deleted",
     };
     if (cw_verdict_failed(v) || !v->outcome)
         return by_kind[v->kind];

@@ -36,8 +36,9 @@ typedef enum {
 /* Zeroed: done, counted "ok". Written only through the helpers. */
 typedef struct cw_verdict {
     cw_verdict_kind kind;
-    int64_t at_ms;       /* requeue: wall-clock ms */
-    const char *outcome; /* the metrics label; outlives the reconcile (a literal); NULL: the kind's */
+    int64_t at_ms; /* requeue: wall-clock ms */
+    /* The metrics label, which outlives the reconcile (a literal); NULL: the kind's. */
+    const char *outcome;
 } cw_verdict;
 
 void cw_verdict_done(cw_verdict *v, const char *outcome);

@@ -132,8 +132,8 @@ __attribute__((unused)) static void shell_reconcile(shell_fixture *f, const char
     const char *got = cw_verdict_outcome(&v);
     int64_t at = v.kind == CW_VERDICT_REQUEUE ? v.at_ms : 0;
     int retried = v.kind == CW_VERDICT_BACKOFF;
-    if (strcmp(got, outcome) || at != want_at || retried != retry ||
-        f->s.i - before != requests || (rc != CW_OK) != !strcmp(outcome, "error"))
+    if (strcmp(got, outcome) || at != want_at || retried != retry || f->s.i - before != requests ||
+        (rc != CW_OK) != !strcmp(outcome, "error"))
         fail_msg("%s: outcome %s, requeue in %lld ms, retry %d, %zu requests (%s); want %s, %lld, "
                  "%d, %zu",
                  label, got, at ? (long long)(at - NOW_MS) : -1LL, retried, f->s.i - before,
