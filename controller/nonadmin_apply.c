@@ -447,7 +447,7 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_erro
      * trusted to name the Velero object. */
     if (ns && name && cw_nacuuid_for(ns, name, nacuuid) &&
         (rc = find_velero(s, ns, name, nacuuid, &in.velero, err)) != CW_OK) {
-        cw_verdict_backoff(res); /* a stranger's object under the name: looked at again later */
+        cw_verdict_backoff(res); /* a stranger's object under the name: again after a backoff */
         goto done;
     }
     if ((rc = cw_ctrl_store_by_index(cw_shell_store(s, CW_NACSHELL_VELERO), ALL, &in.all)) !=
