@@ -197,7 +197,7 @@ static size_t pass(cw_shell *s, double *lat, size_t cap, double *volumes_ms, siz
     } scheds[] = {{CW_SH_RECURRINGJOBS, "RecurringJob"}, {CW_SH_SCHEDULES, "Schedule"}};
     size_t n = 0;
     cw_error err;
-    cw_ctrl_result res = {0};
+    cw_verdict res = {0};
     double t = cw_bench_now();
     if (cw_shell_reconcile(s, CW_SH_VOLUMES_KEY, &res, &err) != CW_OK)
         (*failed)++;

@@ -170,17 +170,12 @@ static void on_namespace(void *ud, cw_informer_op op, const char *key, json_obje
 
 /* ---- what it does ---- */
 
+/* A step in a Backup's life, said every time (counted as the write create_event). */
 static void post_event(cw_shell *s, json_object *backup, const char *reason, const char *message)
 {
-    cw_error err;
-    cw_error_init(&err);
-    int rc = cw_ctrl_event_post(s->env.kube, backup, "Normal", reason, message, cw_shell_now_ms(s),
-                                &err);
-    cw_shell_count(s, "create_event", NULL, rc, &err);
-    if (rc != CW_OK)
-        cw_log(CW_LOG_WARN, "could not post an Event", CW_LS("reason", reason),
-               CW_LS("backup", cw_json_path_string(backup, "metadata.name")),
-               CW_LS("error", err.message));
+    cw_shell_event(
+        s, backup,
+        &(cw_event){.type = "Normal", .reason = reason, .message = message, .kind = CW_EVENT_STEP});
 }
 
 /* One write of the decision and what goes with it (Event, metrics, log). */
@@ -271,7 +266,7 @@ static const char *outcome_of(const cw_bqctl_actions *a)
     return a->nwrites ? "renumbered" : "idle";
 }
 
-static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+static int reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err)
 {
     const cw_backupqueue_config *cfg = s->env.config;
     bq_state *q = s->state;
@@ -287,8 +282,7 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
 
     unsigned long freed = atomic_load(&q->freed); /* before the snapshot */
     if (cw_bqfence_pending(&q->mem, cw_shell_store(s, CW_BACKUPQUEUE_BACKUPS), key)) {
-        res->outcome = "catching-up";
-        res->requeue_at_ms = now + CATCHUP_MS;
+        cw_verdict_requeue_at(res, now + CATCHUP_MS, "catching-up");
         goto done;
     }
     /* One snapshot: the namespace's Backups are copied under one read lock. */
@@ -301,15 +295,13 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     for (size_t i = 0; i < a.refused.len; i++)
         cw_log(CW_LOG_DEBUG, "backup covers no namespace", CW_LS("namespace", key),
                CW_LS("backup", a.refused.items[i]));
-    res->outcome = outcome_of(&a);
     for (size_t i = 0; i < a.nwrites; i++) {
         if (i > a.ndequeues && (i - a.ndequeues) % PREEMPT_EVERY == 0 &&
             atomic_load(&q->freed) != freed) {
             /* A slot came free while a long queue is renumbered: decide again now, so the next
              * release does not wait for thousands of position writes (the rest are written by
              * that decision, which writes what still differs). */
-            res->outcome = "preempted";
-            res->requeue_at_ms = now;
+            cw_verdict_requeue_at(res, now, "preempted");
             goto done;
         }
         rc = apply_write(s, key, &a.writes[i], &by_name, err);
@@ -333,7 +325,7 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
         cw_log(CW_LOG_DEBUG, "backup queue up to date", CW_LS("namespace", key),
                CW_LI("queued", a.queued), CW_LI("running", a.running));
     /* Velero's periodic look at every queue, per namespace (restarts, missed events). */
-    res->requeue_at_ms = now + (int64_t)(cfg->resync * 1000);
+    cw_verdict_requeue_at(res, now + (int64_t)(cfg->resync * 1000), outcome_of(&a));
 done:
     cw_bqctl_actions_free(&a);
     cw_strmap_free(&by_name, NULL);

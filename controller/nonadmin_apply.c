@@ -426,7 +426,7 @@ static void log_result(const cw_nonadmin_config *cfg, const char *key, const cw_
         cw_log(CW_LOG_DEBUG, "up to date", CW_LS(cfg->kind->name, key), CW_LS("outcome", outcome));
 }
 
-int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err)
 {
     const cw_nonadmin_config *cfg = config(s);
     cw_nac_input in = {0};
@@ -447,7 +447,7 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
      * trusted to name the Velero object. */
     if (ns && name && cw_nacuuid_for(ns, name, nacuuid) &&
         (rc = find_velero(s, ns, name, nacuuid, &in.velero, err)) != CW_OK) {
-        res->retry = 1; /* a stranger's object under the name: looked at again with backoff */
+        cw_verdict_backoff(res); /* a stranger's object under the name: again after a backoff */
         goto done;
     }
     if ((rc = cw_ctrl_store_by_index(cw_shell_store(s, CW_NACSHELL_VELERO), ALL, &in.all)) !=
@@ -460,15 +460,14 @@ int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_
     in.uuid = uuid;
     if ((rc = cfg->kind->decide(cfg, &in, &a, err)) != CW_OK)
         goto done;
-    res->outcome = cw_nac_outcome_name(a.outcome);
     if ((rc = apply(s, &in, &a, err)) != CW_OK) {
-        res->retry = rc == CW_EINVAL; /* a stranger's Velero object: as above */
+        if (rc == CW_EINVAL) /* a stranger's Velero object: as above */
+            cw_verdict_backoff(res);
         goto done;
     }
-    res->outcome = cw_nac_outcome_name(a.outcome); /* a refused create changed it */
-    log_result(cfg, key, &a, res->outcome);
-    if (a.wait)
-        res->requeue_at_ms = cw_shell_now_ms(s) + WAIT_MS;
+    const char *outcome = cw_nac_outcome_name(a.outcome); /* a refused create changed it */
+    log_result(cfg, key, &a, outcome);
+    cw_verdict_requeue_at(res, a.wait ? cw_shell_now_ms(s) + WAIT_MS : 0, outcome);
 done:
     cw_nac_actions_free(&a);
     free(refused);

@@ -45,7 +45,7 @@ enum { CW_NACSHELL_OBJS, CW_NACSHELL_VELERO };
 /* The descriptor's parts (controller/core/reconciler.h) every NonAdmin kind shares. */
 int cw_nacshell_config(const cw_nacshell_kind *kind, void *cfg, cw_error *err);
 void cw_nacshell_config_fini(void *cfg);
-int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err);
+int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err);
 int cw_nacshell_obj_index(void *ud, json_object *obj, char *out, size_t outlen);
 int cw_nacshell_velero_index(void *ud, json_object *obj, char *out, size_t outlen);
 json_object *cw_nacshell_velero_slim(void *ud, json_object *obj);

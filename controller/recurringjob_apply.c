@@ -229,7 +229,7 @@ static int update_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *
 }
 
 static int create_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *r,
-                          json_object *want, cw_error *err)
+                          json_object *want, cw_verdict *res, cw_error *err)
 {
     const char *name = cw_json_path_string(want, "metadata.name");
     json_object *written = NULL;
@@ -239,15 +239,17 @@ static int create_cronjob(cw_shell *s, json_object *rj, const cw_kube_resource *
     json_object_put(written);
     if (rc != CW_ECONFLICT)
         return rc;
-    /* Not labelled for the job (the cache would have it): someone else's object. Retried with
-     * backoff, not decided again at once: the watch brings nothing. */
+    /* Not labelled for the job (the cache would have it): someone else's object. Backed off,
+     * not decided again at once: the watch brings nothing. */
     char msg[600];
     snprintf(msg, sizeof(msg),
              "CronJob %s exists without the labels %s=%s and %s: it is not this job's, so no "
              "CronJob runs the job; rename or delete that CronJob",
              name, CW_RJCTL_MANAGED_BY, CW_RJCTL_MANAGED_BY_VALUE, CW_RJCTL_LABEL);
-    cw_shell_event_once(s, rj, "Warning", "CronJobNameTaken", msg);
-    return cw_error_set(err, CW_EHTTP, "%s", msg);
+    cw_shell_event(s, rj,
+                   &(cw_event){.type = "Warning", .reason = "CronJobNameTaken", .message = msg});
+    cw_verdict_backoff(res);
+    return cw_error_set(err, CW_ECONFLICT, "%s", msg);
 }
 
 /* The API server's own words in a kube/ error message: what follows the status line. */
@@ -278,7 +280,8 @@ static void refused(cw_shell *s, json_object *rj, const char *ns, const char *na
                   "or CRON_TZ, Longhorn's manager's as well: write spec.cron without the "
                   "time zone prefix, in kube-controller-manager's time zone, usually UTC)"
                 : "");
-    cw_shell_event_once(s, rj, "Warning", "CronJobRefused", msg);
+    cw_shell_event(s, rj,
+                   &(cw_event){.type = "Warning", .reason = "CronJobRefused", .message = msg});
     cw_log(CW_LOG_WARN, "the API server refused the CronJob; written again when the job changes",
            CW_LS("namespace", ns), CW_LS("recurringjob", name), CW_LS("verb", verb),
            CW_LS("schedule", schedule ? schedule : ""), CW_LS("error", err->message));
@@ -308,7 +311,7 @@ static void delete_extra(cw_shell *s, json_object *rj, const cw_kube_resource *r
 
 /* ---- what it does ---- */
 
-static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+static int reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err)
 {
     json_object *rj = NULL, *cjs = NULL;
     cw_rjctl_actions a;
@@ -324,11 +327,11 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     }
     cw_kube_resource r = cw_shell_resource(s, CW_RJ_CRONJOBS, ns);
     if ((rc = cw_lh_watch_target(s->state, s, &env.target, err)) != CW_OK) {
-        res->retry = 1;
+        cw_verdict_backoff(res);
         goto done;
     }
     if (!env.target.profile) { /* standing down: which Longhorn runs is not known */
-        res->outcome = "standing_down";
+        cw_verdict_held(res, "standing_down");
         goto done;
     }
     rc = cw_ctrl_store_get(cw_shell_store(s, CW_RJ_RECURRINGJOBS), key, &rj);
@@ -337,32 +340,35 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     if (rc != CW_OK)
         goto done;
     if (rj && (rc = job_env_read(s, ns, &env, err)) != CW_OK) {
-        res->retry = 1; /* a Setting or the DaemonSet changing queues every job again */
+        cw_verdict_backoff(res); /* a Setting or the DaemonSet changing queues every job again */
         goto done;
     }
     if ((rc = cw_rjctl_decide(rj, name, cjs, &env.cfg, &a, err)) != CW_OK)
         goto done;
-    res->outcome = cw_rjctl_outcome_name(a.outcome);
+    cw_verdict_done(res, cw_rjctl_outcome_name(a.outcome));
     delete_extra(s, rj, &r, &a.delete);
     if (a.outcome == CW_RJCTL_INVALID) {
         char *why = cw_strlist_join(&a.problems, "; ");
-        if (cw_shell_event_once(s, rj, "Warning", "InvalidRecurringJob", why ? why : "invalid"))
+        if (cw_shell_event(s, rj,
+                           &(cw_event){.type = "Warning",
+                                       .reason = "InvalidRecurringJob",
+                                       .message = why ? why : "invalid"}))
             cw_log(CW_LOG_WARN, "RecurringJob refused by the policy: no CronJob written",
                    CW_LS("recurringjob", key), CW_LS("problems", why ? why : ""));
         free(why);
     } else if (a.outcome == CW_RJCTL_CREATE || a.outcome == CW_RJCTL_UPDATE) {
         int wrote = 1;
         rc = a.outcome == CW_RJCTL_CREATE
-                 ? create_cronjob(s, rj, &r, a.cronjob, err)
+                 ? create_cronjob(s, rj, &r, a.cronjob, res, err)
                  : update_cronjob(s, rj, &r, a.update_name, a.cronjob, &wrote, err);
         if (rc == CW_EHTTP && err->http_status == 422) {
             refused(s, rj, ns, name, a.outcome == CW_RJCTL_CREATE ? "create" : "update", a.cronjob,
                     err);
             cw_error_init(err);
             rc = CW_OK;
-            res->outcome = "refused";
+            cw_verdict_done(res, "refused");
         } else if (rc == CW_OK && !wrote)
-            res->outcome = cw_rjctl_outcome_name(CW_RJCTL_INSYNC); /* the cache was behind */
+            cw_verdict_done(res, cw_rjctl_outcome_name(CW_RJCTL_INSYNC)); /* the cache was behind */
         else if (rc == CW_OK)
             cw_log(CW_LOG_INFO,
                    a.outcome == CW_RJCTL_CREATE ? "CronJob created" : "CronJob updated",

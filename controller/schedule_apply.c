@@ -124,10 +124,10 @@ static void count(cw_metric *m, const char *result)
 /* ---- what it does ---- */
 
 /* 409 on create: success when the Backup there is this schedule's (the same run, submitted by an
- * earlier attempt, process or leader), an error to report (with backoff) when it is someone
+ * earlier attempt, process or leader), the 409 reported and backed off when it is someone
  * else's. */
 static int backup_exists(cw_shell *s, const cw_kube_resource *r, const char *ns,
-                         const char *schedule, const char *name, cw_error *err)
+                         const char *schedule, const char *name, cw_verdict *res, cw_error *err)
 {
     json_object *cur = NULL;
     char want[CW_SCHEDCTL_LABEL_MAX + 1];
@@ -136,11 +136,13 @@ static int backup_exists(cw_shell *s, const cw_kube_resource *r, const char *ns,
     if (rc == CW_OK) {
         json_object *v = cw_json_member(cw_json_path(cur, "metadata.labels"), CW_SCHEDCTL_LABEL);
         if (!json_object_is_type(v, json_type_string) ||
-            strcmp(json_object_get_string(v), want) != 0)
-            rc = cw_error_set(err, CW_EHTTP, /* not ours: retried with backoff */
+            strcmp(json_object_get_string(v), want) != 0) {
+            cw_verdict_backoff(res); /* not ours: the watch brings nothing to decide again on */
+            rc = cw_error_set(err, CW_ECONFLICT,
                               "Backup %s/%s exists and is not labelled %s=%s: another object "
                               "holds this run's name",
                               ns, name, CW_SCHEDCTL_LABEL, want);
+        }
     } else if (rc == CW_ENOTFOUND) {
         /* Gone between the create and the get (deleted at once): the run was submitted. */
         rc = CW_OK;
@@ -182,9 +184,9 @@ static void log_outcome(const char *key, const cw_schedctl_actions *a)
 }
 
 /* The run's Backup: created, or found there (a crash came between the create and the status
- * write). */
-static int submit(cw_shell *s, json_object *sched, const cw_schedctl_actions *a,
-                  cw_ctrl_result *res, cw_error *err)
+ * write: *recorded 1). */
+static int submit(cw_shell *s, json_object *sched, const cw_schedctl_actions *a, int *recorded,
+                  cw_verdict *res, cw_error *err)
 {
     sched_state *st = s->state;
     const char *ns = cw_json_path_string(sched, "metadata.namespace");
@@ -192,9 +194,9 @@ static int submit(cw_shell *s, json_object *sched, const cw_schedctl_actions *a,
     int rc = cw_shell_create(s, "create_backup", sched, &r, a->backup, NULL, err);
     if (rc == CW_ECONFLICT &&
         (rc = backup_exists(s, &r, ns, cw_json_path_string(sched, "metadata.name"), a->backup_name,
-                            err)) == CW_OK) {
+                            res, err)) == CW_OK) {
         count(st->m_backups, "exists");
-        res->outcome = cw_schedctl_outcome_name(CW_SCHEDCTL_RECORD);
+        *recorded = 1;
     } else if (rc == CW_OK) {
         count(st->m_backups, "created");
     }
@@ -205,13 +207,13 @@ static int submit(cw_shell *s, json_object *sched, const cw_schedctl_actions *a,
     return rc;
 }
 
-static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+static int reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err)
 {
     const cw_schedule_config *cfg = s->env.config;
     json_object *sched = NULL, *backups = NULL;
     cw_schedctl_actions a;
     char ikey[CW_CTRL_KEY_MAX];
-    int rc;
+    int rc, recorded = 0;
     cw_schedctl_actions_init(&a);
     rc = cw_ctrl_store_get(cw_shell_store(s, CW_SCHEDULE_SCHEDULES), key, &sched);
     if (rc == CW_OK && schedule_index(NULL, sched, ikey, sizeof(ikey)))
@@ -220,8 +222,7 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
         rc = cw_schedctl_decide(sched, backups, &cfg->decide, cw_shell_now_ms(s), &a, err);
     if (rc != CW_OK)
         goto done;
-    res->outcome = cw_schedctl_outcome_name(a.outcome);
-    if (a.backup && (rc = submit(s, sched, &a, res, err)) != CW_OK)
+    if (a.backup && (rc = submit(s, sched, &a, &recorded, res, err)) != CW_OK)
         goto done;
     if (a.patch) {
         cw_kube_resource r = cw_shell_resource(s, CW_SCHEDULE_SCHEDULES,
@@ -236,7 +237,8 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     if (a.outcome == CW_SCHEDCTL_SKIPPED)
         count(((sched_state *)s->state)->m_skips, NULL);
     log_outcome(key, &a);
-    res->requeue_at_ms = a.requeue_at_ms;
+    cw_verdict_requeue_at(res, a.requeue_at_ms,
+                          cw_schedctl_outcome_name(recorded ? CW_SCHEDCTL_RECORD : a.outcome));
 done:
     cw_schedctl_actions_free(&a);
     json_object_put(sched);

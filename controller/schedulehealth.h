@@ -4,7 +4,7 @@
  *     among them the fire time of its newest missed run, which the alert compares with its last
  *     success (a run that succeeds after the fire time resolves it, however soon);
  *   - its Warning Events: one per missed run (a fire time its grace has passed without a run, not
- *     excused) and one per failed run, each named after its run (cw_ctrl_event_once_at), so the
+ *     excused) and one per failed run, each named after its run (CW_EVENT_OCCURRENCE), so the
  *     same run is never said twice, by this process or a restarted one;
  *   - when to look again without any object changing: when the next fire time's grace ends (a run
  *     missed), when a run in progress becomes stuck, at least hourly.

@@ -300,7 +300,7 @@ static int enqueue_all(cw_shell *s)
 }
 
 /* The per-namespace volume counts; namespaces without volumes lose their series. */
-static int reconcile_volumes(cw_shell *s, cw_ctrl_result *res, cw_error *err)
+static int reconcile_volumes(cw_shell *s, cw_verdict *res, cw_error *err)
 {
     sh_state *st = s->state;
     cw_health_ns_count *counts = NULL;
@@ -333,8 +333,7 @@ static int reconcile_volumes(cw_shell *s, cw_ctrl_result *res, cw_error *err)
     cw_strlist_free(&seen);
     if (rc != CW_OK)
         return rc == CW_ENOMEM && !err->message[0] ? cw_error_oom(err) : rc;
-    res->outcome = "volumes";
-    res->requeue_at_ms = (now + 60) * 1000; /* stale comes with time */
+    cw_verdict_requeue_at(res, (now + 60) * 1000, "volumes"); /* stale comes with time */
     return CW_OK;
 }
 
@@ -365,8 +364,12 @@ static void post(cw_shell *s, const char *key, size_t inf, const char *ns, const
     if (cw_ctrl_store_get(cw_shell_store(s, inf), okey, &obj) != CW_OK)
         return; /* gone meanwhile: said by nobody */
     for (size_t i = 0; i < a->nevents; i++)
-        if (cw_shell_event_once_at(s, obj, "Warning", a->events[i].reason, a->events[i].message,
-                                   a->events[i].id))
+        if (cw_shell_event(s, obj,
+                           &(cw_event){.type = "Warning",
+                                       .reason = a->events[i].reason,
+                                       .message = a->events[i].message,
+                                       .kind = CW_EVENT_OCCURRENCE,
+                                       .id = a->events[i].id}))
             cw_log(CW_LOG_INFO, "said", CW_LS("schedule", key),
                    CW_LS("reason", a->events[i].reason), CW_LS("message", a->events[i].message));
     json_object_put(obj);
@@ -386,7 +389,7 @@ static int parse_key(const char *key, cw_health_kind *kind, char *ns, size_t nsl
     return cw_ctrl_key_split(rest, ns, nslen, name);
 }
 
-static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+static int reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err)
 {
     const cw_schedulehealth_config *cfg = s->env.config;
     sh_state *st = s->state;
@@ -407,7 +410,7 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     if (rc == CW_ENOTFOUND) {
         forget(st, key, labels);
         pthread_mutex_unlock(&st->mu);
-        res->outcome = "gone";
+        cw_verdict_gone(res, "gone");
         return CW_OK;
     }
     cw_shctl_memory *mem = rc == CW_OK ? cw_strmap_get_s(&st->memory, key) : NULL;
@@ -427,8 +430,7 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     if (rc == CW_OK) {
         post(s, key, kind == CW_HEALTH_RECURRINGJOB ? CW_SH_RJ_IDS : CW_SH_SCHEDULE_IDS, ns, name,
              &a);
-        res->outcome = cw_health_state_name(r.state);
-        res->requeue_at_ms = a.recheck_at * 1000;
+        cw_verdict_requeue_at(res, a.recheck_at * 1000, cw_health_state_name(r.state));
         cw_health_result_free(&r);
     }
     cw_shctl_actions_free(&a);

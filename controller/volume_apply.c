@@ -193,13 +193,18 @@ static void report(cw_shell *s, json_object *vol, const cw_volctl_actions *a)
     if (refused) {
         snprintf(msg, sizeof(msg), "legacy spec.recurringJobs left as they are: %s",
                  what ? what : "");
-        if (cw_shell_event_once(s, vol, "Warning", "LegacyRecurringJobsNotMigrated", msg))
+        if (cw_shell_event(s, vol,
+                           &(cw_event){.type = "Warning",
+                                       .reason = "LegacyRecurringJobsNotMigrated",
+                                       .message = msg}))
             cw_log(CW_LOG_WARN, "volume's legacy jobs cannot be migrated", CW_LS("volume", name),
                    CW_LS("problems", what ? what : ""));
     } else if (a->outcome == CW_VOLCTL_MIGRATE) {
         snprintf(msg, sizeof(msg), "legacy spec.recurringJobs migrated to labels %s",
                  what ? what : "");
-        cw_shell_event_once(s, vol, "Normal", "LegacyRecurringJobsMigrated", msg);
+        cw_shell_event(
+            s, vol,
+            &(cw_event){.type = "Normal", .reason = "LegacyRecurringJobsMigrated", .message = msg});
         cw_log(CW_LOG_INFO, "volume's legacy jobs migrated", CW_LS("volume", name),
                CW_LS("labels", what ? what : ""));
     } else {
@@ -209,7 +214,7 @@ static void report(cw_shell *s, json_object *vol, const cw_volctl_actions *a)
     free(what);
 }
 
-static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+static int reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err)
 {
     const cw_volume_config *c = s->env.config;
     json_object *cached = NULL, *vol = NULL, *rjs = NULL;
@@ -220,13 +225,13 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
     cw_volctl_actions_init(&a);
     cfg.rj_api_version = cw_shell_api_version(s, CW_VOLUME_RECURRINGJOBS);
     if ((rc = cw_lh_watch_target(s->state, s, &t, err)) != CW_OK) {
-        res->retry = 1;
+        cw_verdict_backoff(res);
         goto done;
     }
     const cw_lh_profile *writes_as = t.profile;
     cw_lh_target_free(&t);
     if (!writes_as) { /* standing down: which Longhorn runs is not known */
-        res->outcome = "standing_down";
+        cw_verdict_held(res, "standing_down");
         goto done;
     }
     if ((rc = cw_ctrl_store_get(cw_shell_store(s, CW_VOLUME_VOLUMES), key, &cached)) != CW_OK)
@@ -238,7 +243,7 @@ static int reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error
                                     &rjs);
     if (rc != CW_OK || (rc = cw_volctl_decide(vol, rjs, &cfg, &a, err)) != CW_OK)
         goto done;
-    res->outcome = cw_volctl_outcome_name(a.outcome);
+    cw_verdict_done(res, cw_volctl_outcome_name(a.outcome));
     /* A 409 or 404 anywhere: the volume (or a job) moved on, its watch event queues it again;
      * nothing was written to a volume whose version the decision did not see. */
     if (a.outcome == CW_VOLCTL_MIGRATE && (rc = create_jobs(s, vol, a.jobs, err)) != CW_OK)

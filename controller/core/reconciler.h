@@ -12,13 +12,16 @@
  *                   reconciler that reads the same: listed and watched once, each change handed
  *                   to every row's handler;
  *   what it does    one reconcile per key: read the caches, call the pure decision, write through
- *                   the shell's write helpers. The shell maps the API's answers to outcomes. */
+ *                   the shell's write helpers, say what came of it as a verdict
+ *                   (controller/core/verdict.h). The shell maps a verdict to the work queue and
+ *                   the metrics, and a failure that says none from the API's answer. */
 #ifndef CW_CTRL_RECONCILER_H
 #define CW_CTRL_RECONCILER_H
 
 #include <stddef.h>
 
 #include "controller/core/informer.h"
+#include "controller/core/verdict.h"
 #include "controller/core/workers.h"
 #include "lib/error.h"
 #include "lib/opts.h"
@@ -109,9 +112,12 @@ typedef struct cw_reconciler_ops {
     int (*init)(cw_shell *s, void **state, cw_error *err);
     void (*fini)(void *state);
     int (*enqueue_all)(cw_shell *s); /* NULL: every key of informers[0] */
-    /* One key: read, decide, write through the shell (controller/core/shell.h). Return the API's
-     * answer as it came: the shell turns 409, 404 and the rest into outcomes and retries. */
-    int (*reconcile)(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err);
+    /* One key: read, decide, write through the shell (controller/core/shell.h), and say what
+     * came of it through the cw_verdict_* helpers (v starts as done, "ok"): done or requeue at a
+     * time with its outcome; a failure it can judge, backoff or wait. Return the API's answer as
+     * it came: a failure without a verdict of failure is the shell's to judge (409 decided again,
+     * 404 gone, the rest backoff). */
+    int (*reconcile)(cw_shell *s, const char *key, cw_verdict *v, cw_error *err);
     void (*tick)(cw_shell *s); /* NULL: none; housekeeping about once a second, leader only */
     int conflict_ms;           /* after a 409, decide again this soon (0: 1000) */
 } cw_reconciler_ops;

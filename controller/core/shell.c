@@ -234,47 +234,50 @@ void cw_shell_tick(cw_shell *s)
         s->r->tick(s);
 }
 
-/* The one mapping from what a reconcile answered to its outcome and what comes next. */
-int cw_shell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err)
+/* The verdict of a failed reconcile that did not say one (controller/core/verdict.h): from the
+ * API's answer, the one mapping for every reconciler. CW_OK when that is no failure. */
+static int judge(cw_shell *s, const char *key, int rc, cw_verdict *v, cw_error *err)
 {
-    cw_shell *s = ud;
-    if (cw_shell_standing_down(s)) {
-        res->outcome = "standing_down";
-        return CW_OK;
-    }
-    int rc = s->r->reconcile(s, key, res, err);
     switch (rc) {
-    case CW_OK:
-        return CW_OK;
     case CW_ECONFLICT: /* the cache is behind the object: its watch event brings the new one */
         cw_log(CW_LOG_DEBUG, "changed meanwhile; deciding again", CW_LS("controller", s->r->name),
                CW_LS("key", key), CW_LS("error", err->message));
-        res->outcome = "conflict";
-        res->retry = 0;
-        res->requeue_at_ms = cw_shell_now_ms(s) + (s->r->conflict_ms ? s->r->conflict_ms : 1000);
+        cw_verdict_requeue_at(
+            v, cw_shell_now_ms(s) + (s->r->conflict_ms ? s->r->conflict_ms : 1000), "conflict");
         return CW_OK;
     case CW_ENOTFOUND: /* gone meanwhile: its watch event says what comes next */
-        res->outcome = "deleted";
-        res->retry = 0;
+        cw_verdict_gone(v, "deleted");
         return CW_OK;
     case CW_EDEFER:
         cw_log(CW_LOG_DEBUG, "write held back", CW_LS("controller", s->r->name), CW_LS("key", key),
                CW_LS("why", err->message));
-        res->outcome = "held";
-        res->retry = 0;
+        cw_verdict_held(v, "held");
         return CW_OK;
+    case CW_EINVAL: /* an object we cannot act on waits for its next change */
+        cw_verdict_wait(v);
+        return rc;
     default:
-        /* CW_EINVAL: an object we cannot act on waits for its next change; the rest (429 and
-         * 5xx after the client's retries, 403 and 422 until RBAC or the object is fixed,
-         * transport errors) is retried with the key's backoff. */
-        if (rc != CW_EINVAL)
-            res->retry = 1;
-        res->outcome = NULL;
-        if (!err->message[0]) /* e.g. a cache read out of memory */
-            cw_error_set(err, rc, "%s", cw_error_code_name(rc));
-        cw_error_prefix(err, "%s %s", s->r->object ? s->r->object : s->r->name, key);
+        /* 429 and 5xx after the client's retries, 403 and 422 until RBAC or the object is fixed,
+         * transport errors */
+        cw_verdict_backoff(v);
         return rc;
     }
+}
+
+int cw_shell_reconcile(void *ud, const char *key, cw_verdict *res, cw_error *err)
+{
+    cw_shell *s = ud;
+    if (cw_shell_standing_down(s)) {
+        cw_verdict_held(res, "standing_down");
+        return CW_OK;
+    }
+    int rc = s->r->reconcile(s, key, res, err);
+    if (rc == CW_OK || (!cw_verdict_failed(res) && (rc = judge(s, key, rc, res, err)) == CW_OK))
+        return CW_OK;
+    if (!err->message[0]) /* e.g. a cache read out of memory */
+        cw_error_set(err, rc, "%s", cw_error_code_name(rc));
+    cw_error_prefix(err, "%s %s", s->r->object ? s->r->object : s->r->name, key);
+    return rc;
 }
 
 /* ---- what a reconciler reads ---- */
@@ -320,7 +323,8 @@ static void forbidden(cw_shell *s, const char *verb, json_object *about, const c
              "cronwarden's %s reconciler may not %s: %s (grant it in the controller's RBAC: "
              "docs/controller.md)",
              s->r->name, verb, err->message);
-    cw_shell_event_once(s, about, "Warning", "WriteForbidden", msg);
+    cw_shell_event(s, about,
+                   &(cw_event){.type = "Warning", .reason = "WriteForbidden", .message = msg});
 }
 
 void cw_shell_count(cw_shell *s, const char *verb, json_object *about, int rc, const cw_error *err)
@@ -409,16 +413,25 @@ int cw_shell_request(cw_shell *s, const char *verb, json_object *about, const ch
     return rc;
 }
 
-int cw_shell_event_once(cw_shell *s, json_object *obj, const char *type, const char *reason,
-                        const char *message)
+/* A step is posted every time, with the shell's clock, and counted as a write; a failed post is
+ * logged, never fails the reconcile. The once-kinds remember what was said
+ * (controller/core/events.h). */
+int cw_shell_event(cw_shell *s, json_object *obj, const cw_event *ev)
 {
-    return cw_ctrl_event_once(&s->events, obj, type, reason, message);
-}
-
-int cw_shell_event_once_at(cw_shell *s, json_object *obj, const char *type, const char *reason,
-                           const char *message, uint64_t id)
-{
-    return cw_ctrl_event_once_at(&s->events, obj, type, reason, message, id);
+    if (ev->kind == CW_EVENT_STATE)
+        return cw_ctrl_event_once(&s->events, obj, ev->type, ev->reason, ev->message);
+    if (ev->kind == CW_EVENT_OCCURRENCE)
+        return cw_ctrl_event_once_at(&s->events, obj, ev->type, ev->reason, ev->message, ev->id);
+    cw_error err;
+    cw_error_init(&err);
+    int rc = cw_ctrl_event_post(s->env.kube, obj, ev->type, ev->reason, ev->message,
+                                cw_shell_now_ms(s), &err);
+    cw_shell_count(s, "create_event", NULL, rc, &err);
+    if (rc != CW_OK)
+        cw_log(CW_LOG_WARN, "could not post an Event", CW_LS("reason", ev->reason),
+               CW_LS("object", cw_json_path_string(obj, "metadata.name")),
+               CW_LS("error", err.message));
+    return rc == CW_OK;
 }
 
 int cw_shell_absent(const cw_shell *s, size_t i)
@@ -491,7 +504,8 @@ int cw_shell_war_check(cw_shell *s, const cw_kube_resource *r, json_object *live
                  "(more than %d times in %d minutes): cronwarden stops writing it, so the two do "
                  "not fight; it writes it again after a restart or when the object is made anew",
                  who, s->r->name, CW_CTRL_WAR_REWRITES, CW_CTRL_WAR_WINDOW_S / 60);
-        cw_shell_event_once(s, live, "Warning", "WriteWar", msg);
+        cw_shell_event(s, live,
+                       &(cw_event){.type = "Warning", .reason = "WriteWar", .message = msg});
         if (s->env.shell_metrics)
             cw_metrics_add(s->env.shell_metrics->wars, ctl, 1);
         cw_log(CW_LOG_WARN,

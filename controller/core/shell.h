@@ -7,18 +7,21 @@
  *     cronwarden_controller_<name>_writes_total{verb,result} (result ok, conflict, not_found,
  *     invalid for a 422, error), and on a 403 post one Warning Event
  *     on the object reconciled and count cronwarden_controller_forbidden_writes_total;
- *   - one mapping from the reconcile's answer to an outcome:
- *       409 (CW_ECONFLICT)  "conflict": decide again after conflict_ms, when the watch has
- *                           brought the newer version (no backoff);
- *       404 (CW_ENOTFOUND)  "deleted": the object is gone; its watch event says what comes next;
- *       CW_EDEFER           "held": a write held back on purpose (standing down, a write war);
- *       CW_EINVAL           failed, waiting for the object to change (no retry);
- *       anything else       failed (429/5xx after the client's own retries, 403, 422, transport):
- *                           retried with the queue's per-key backoff;
+ *   - the verdict (controller/core/verdict.h) of a reconcile that fails without saying one of
+ *     failure (cw_verdict_backoff, cw_verdict_wait), one mapping from the API's answer:
+ *       409 (CW_ECONFLICT)  requeue after conflict_ms, "conflict": decided again when the watch
+ *                           has brought the newer version (no backoff);
+ *       404 (CW_ENOTFOUND)  gone, "deleted": its watch event says what comes next;
+ *       CW_EDEFER           held, "held": a write held back on purpose (standing down, a war);
+ *       CW_EINVAL           wait: failed, waiting for the object to change (no retry);
+ *       anything else       backoff: failed (429/5xx after the client's own retries, 403, 422,
+ *                           transport), retried with the queue's per-key backoff;
+ *     a reconciler standing down is held, "standing_down", before it runs;
  *   - standing down: the reconciler declares it (cw_shell_stand_down) and makes no writes, with
  *     cronwarden_controller_standing_down{controller,reason} = 1 and one log line saying why;
  *   - the write-war guard (controller/core/writewar.h) for objects another writer also writes;
- *   - Events posted once per object (controller/core/events.h). */
+ *   - the one Event API (cw_shell_event): a state once, a step every time, an occurrence once
+ *     across restarts (controller/core/events.h). */
 #ifndef CW_CTRL_SHELL_H
 #define CW_CTRL_SHELL_H
 
@@ -104,8 +107,10 @@ void cw_shell_ask_stop(cw_shell *s);
  * named as such), for /readyz. */
 int cw_shell_synced(cw_shell *s, char *why, size_t whylen);
 int cw_shell_enqueue_all(cw_shell *s);
-/* The workers' reconcile (a cw_ctrl_reconcile_fn; ud is the shell): the descriptor's, mapped. */
-int cw_shell_reconcile(void *ud, const char *key, cw_ctrl_result *res, cw_error *err);
+/* The workers' reconcile (a cw_ctrl_reconcile_fn; ud is the shell): the descriptor's, its
+ * verdict in *v (zeroed by the caller), a failure without one judged as above. CW_OK, or the
+ * failure (prefixed with the object and key) with a verdict backoff or wait. */
+int cw_shell_reconcile(void *ud, const char *key, cw_verdict *v, cw_error *err);
 void cw_shell_tick(cw_shell *s);
 
 /* ---- what a reconciler reads besides the fields ---- */
@@ -138,12 +143,31 @@ int cw_shell_request(cw_shell *s, const char *verb, json_object *about, const ch
 void cw_shell_count(cw_shell *s, const char *verb, json_object *about, int rc, const cw_error *err);
 
 /* ---- Events ---- */
-/* Once per (object, reason, message) per process (a state, not a step); 1 when posted now. */
-int cw_shell_event_once(cw_shell *s, json_object *obj, const char *type, const char *reason,
-                        const char *message);
-/* Once per occurrence id (a run's fire time), also across restarts: cw_ctrl_event_once_at. */
-int cw_shell_event_once_at(cw_shell *s, json_object *obj, const char *type, const char *reason,
-                           const char *message, uint64_t id);
+/* The one way a reconciler (and the shell) says something on an object (controller/core/events.h:
+ * the Event object, named as client-go's recorder names it). How often an Event is said: */
+typedef enum {
+    CW_EVENT_STATE = 0,  /* a state ("this RecurringJob is invalid: ..."): once per (object uid,
+                            reason, message) in this process, so a resync or a retry does not
+                            repeat it */
+    CW_EVENT_STEP,       /* a step ("Backup is queued at position 3"): every time, with the
+                            shell's clock, counted as the write create_event (the reconciler lists
+                            that verb) */
+    CW_EVENT_OCCURRENCE, /* one occurrence (a run's failure), named after id: once, also across
+                            restarts and replicas (an earlier post's 409 counts as said) */
+} cw_event_kind;
+
+typedef struct cw_event {
+    const char *type;    /* "Normal" or "Warning" */
+    const char *reason;  /* UpperCamelCase, what `kubectl describe` lists */
+    const char *message; /* what a person reads */
+    cw_event_kind kind;  /* 0: a state */
+    uint64_t id;         /* CW_EVENT_OCCURRENCE: the occurrence (a run's fire time), not 0 */
+} cw_event;
+
+/* Says ev on obj (apiVersion, kind, metadata: the object as read); 1 when posted now. A failed
+ * post is logged and never fails the reconcile: an Event is information, not state (a state's
+ * failed post is tried again next time). */
+int cw_shell_event(cw_shell *s, json_object *obj, const cw_event *ev);
 /* 1 when informer i's resource is not served (an optional one: its cache stays empty). */
 int cw_shell_absent(const cw_shell *s, size_t i);
 

@@ -15,15 +15,24 @@ void cw_ctrl_workers_init(cw_ctrl_workers *w)
     atomic_init(&w->busy, 0);
 }
 
-void cw_ctrl_workers_settle(cw_queue *q, const char *key, int rc, const cw_ctrl_result *res)
+void cw_ctrl_workers_finish(const cw_ctrl_workers_config *c, const char *key, int rc,
+                            const cw_verdict *v, double took, const cw_error *err)
 {
-    if (rc != CW_OK && res->retry) {
-        cw_queue_add_rate_limited(q, key);
-        return;
+    const char *lv[] = {c->name, cw_verdict_outcome(v)};
+    if (c->m_reconciles)
+        cw_metrics_add(c->m_reconciles, lv, 1);
+    if (c->m_duration)
+        cw_metrics_observe(c->m_duration, lv, took);
+    if (rc != CW_OK) {
+        int retry = v->kind == CW_VERDICT_BACKOFF;
+        cw_log(retry ? CW_LOG_WARN : CW_LOG_ERROR,
+               retry ? "reconcile failed; retrying after a backoff"
+                     : "reconcile failed; waiting for the object to change",
+               CW_LS("controller", c->name), CW_LS("key", key), CW_LS("error", err->message),
+               CW_LI("failures", cw_queue_failures(c->queue, key) + 1),
+               CW_LD("retry_in_s", retry ? cw_queue_next_backoff(c->queue, key) : 0));
     }
-    cw_queue_forget(q, key);
-    if (res->requeue_at_ms > 0)
-        cw_queue_add_at(q, key, res->requeue_at_ms);
+    cw_verdict_settle(c->queue, key, v);
 }
 
 static void *work(void *arg)
@@ -51,30 +60,15 @@ static void *work(void *arg)
             free(key);
             continue;
         }
-        cw_ctrl_result res = {0};
+        cw_verdict v = {0};
         cw_error err;
         cw_error_init(&err);
         atomic_fetch_add(&w->busy, 1);
         double t0 = cw_clock_mono();
-        rc = c->reconcile(c->ud, key, &res, &err);
+        rc = c->reconcile(c->ud, key, &v, &err);
         double took = cw_clock_mono() - t0;
         atomic_fetch_sub(&w->busy, 1);
-        const char *outcome = res.outcome ? res.outcome : rc != CW_OK ? "error" : "ok";
-        const char *v[] = {c->name, outcome};
-        if (c->m_reconciles)
-            cw_metrics_add(c->m_reconciles, v, 1);
-        if (c->m_duration)
-            cw_metrics_observe(c->m_duration, v, took);
-        if (rc != CW_OK) {
-            int failures = cw_queue_failures(c->queue, key);
-            cw_log(res.retry ? CW_LOG_WARN : CW_LOG_ERROR,
-                   res.retry ? "reconcile failed; retrying after a backoff"
-                             : "reconcile failed; waiting for the object to change",
-                   CW_LS("controller", c->name), CW_LS("key", key), CW_LS("error", err.message),
-                   CW_LI("failures", failures + 1),
-                   CW_LD("retry_in_s", res.retry ? cw_queue_next_backoff(c->queue, key) : 0));
-        }
-        cw_ctrl_workers_settle(c->queue, key, rc, &res);
+        cw_ctrl_workers_finish(c, key, rc, &v, took, &err);
         cw_queue_done(c->queue, key);
         free(key);
     }

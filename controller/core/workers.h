@@ -1,7 +1,7 @@
 /* N worker threads taking keys from a work queue and reconciling them, only while the gate
  * (leader and caches synced) is open. A key is in one worker's hands at a time (the queue sees to
- * it). After a reconcile: failure with retry -> again after the key's backoff; otherwise the
- * backoff is forgotten and the key comes back at the requested time, if any. */
+ * it). After a reconcile its verdict (controller/core/verdict.h) is counted and settles the key in
+ * the queue; a failure is logged. */
 #ifndef CW_CTRL_WORKERS_H
 #define CW_CTRL_WORKERS_H
 
@@ -11,17 +11,13 @@
 #include <stdint.h>
 
 #include "controller/core/queue.h"
+#include "controller/core/verdict.h"
 #include "lib/error.h"
 #include "lib/metrics.h"
 
-typedef struct cw_ctrl_result {
-    int64_t requeue_at_ms; /* wall-clock ms to reconcile the key again; 0: not on a timer */
-    int retry;             /* 1: the attempt failed and is worth repeating after a backoff */
-    const char *outcome;   /* metrics label of what happened ("submitted", ...); NULL: "error"
-                              when the reconcile failed, else "ok" */
-} cw_ctrl_result;
-
-typedef int (*cw_ctrl_reconcile_fn)(void *ud, const char *key, cw_ctrl_result *res, cw_error *err);
+/* One key: CW_OK, or the failure (its verdict backoff or wait), with the verdict in *v (zeroed
+ * before the call). */
+typedef int (*cw_ctrl_reconcile_fn)(void *ud, const char *key, cw_verdict *v, cw_error *err);
 /* 1 when workers may take keys (leading and caches synced). */
 typedef int (*cw_ctrl_gate_fn)(void *ud);
 
@@ -51,7 +47,10 @@ int cw_ctrl_workers_start(cw_ctrl_workers *w, const cw_ctrl_workers_config *cfg,
 /* Lets the reconciles in progress finish, then joins the threads. Shuts the queue down. */
 void cw_ctrl_workers_stop(cw_ctrl_workers *w);
 void cw_ctrl_workers_free(cw_ctrl_workers *w);
-/* Applies a reconcile's result to the queue (what a worker does after each key). */
-void cw_ctrl_workers_settle(cw_queue *q, const char *key, int rc, const cw_ctrl_result *res);
+/* What a worker does after each key: counts the reconcile in m_reconciles{controller,outcome}
+ * (cw_verdict_outcome) and its time in m_duration, logs a failure (rc, err), and settles key in
+ * the queue (cw_verdict_settle). took: seconds. */
+void cw_ctrl_workers_finish(const cw_ctrl_workers_config *c, const char *key, int rc,
+                            const cw_verdict *v, double took, const cw_error *err);
 
 #endif

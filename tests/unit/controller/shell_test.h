@@ -114,28 +114,30 @@ __attribute__((unused)) static void shell_start(shell_fixture *f, const cw_recon
         fail_msg("LISTs: %s", f->s.failure);
 }
 
-/* One reconcile of key through the shell: its outcome, when it comes back (requeue_in_ms from
- * NOW_MS; -1: not on a timer), whether it is retried, and how many requests it made. */
+/* One reconcile of key through the shell: its outcome (the series it counts), when it comes back
+ * (requeue_in_ms from NOW_MS; -1: not on a timer), whether it is retried with backoff, and how
+ * many requests it made. */
 __attribute__((unused)) static void shell_reconcile(shell_fixture *f, const char *key,
                                                     const char *outcome, int64_t requeue_in_ms,
                                                     int retry, size_t requests, const char *label)
 {
-    cw_ctrl_result res = {0};
+    cw_verdict v = {0};
     cw_error err;
     cw_error_init(&err);
     size_t before = f->s.i;
-    int rc = cw_shell_reconcile(f->shell, key, &res, &err);
+    int rc = cw_shell_reconcile(f->shell, key, &v, &err);
     if (f->s.failure[0])
         fail_msg("%s: %s", label, f->s.failure);
     int64_t want_at = requeue_in_ms < 0 ? 0 : NOW_MS + requeue_in_ms;
-    const char *got = res.outcome ? res.outcome : rc != CW_OK ? "error" : "(none)";
-    if (strcmp(got, outcome) || res.requeue_at_ms != want_at || res.retry != retry ||
-        f->s.i - before != requests || (rc != CW_OK) != !strcmp(outcome, "error"))
+    const char *got = cw_verdict_outcome(&v);
+    int64_t at = v.kind == CW_VERDICT_REQUEUE ? v.at_ms : 0;
+    int retried = v.kind == CW_VERDICT_BACKOFF;
+    if (strcmp(got, outcome) || at != want_at || retried != retry || f->s.i - before != requests ||
+        (rc != CW_OK) != !strcmp(outcome, "error"))
         fail_msg("%s: outcome %s, requeue in %lld ms, retry %d, %zu requests (%s); want %s, %lld, "
                  "%d, %zu",
-                 label, got, res.requeue_at_ms ? (long long)(res.requeue_at_ms - NOW_MS) : -1LL,
-                 res.retry, f->s.i - before, err.message, outcome, (long long)requeue_in_ms, retry,
-                 requests);
+                 label, got, at ? (long long)(at - NOW_MS) : -1LL, retried, f->s.i - before,
+                 err.message, outcome, (long long)requeue_in_ms, retry, requests);
 }
 
 /* The watch brings obj (JSON with ' for ") into informer i's cache. */

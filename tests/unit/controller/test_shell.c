@@ -12,7 +12,7 @@
 
 /* ---- the toy: data.do is "patch", "update" (guarded), "refuse" or "nothing" ---- */
 
-static int toy_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_error *err)
+static int toy_reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err)
 {
     json_object *cm = NULL, *live = NULL, *out = NULL;
     int rc = cw_ctrl_store_get(cw_shell_store(s, 0), key, &cm);
@@ -26,7 +26,7 @@ static int toy_reconcile(cw_shell *s, const char *key, cw_ctrl_result *res, cw_e
     static const char *const outcomes[] = {"patch", "update", "refuse", "nothing"};
     for (size_t i = 0; i < N(outcomes); i++)
         if (!strcmp(what, outcomes[i]))
-            res->outcome = outcomes[i];
+            cw_verdict_done(res, outcomes[i]);
     if (!strcmp(what, "patch")) {
         rc = cw_shell_patch(s, "patch_cm", cm, &r, name, want, err);
     } else if (!strcmp(what, "update")) {
