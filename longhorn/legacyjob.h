@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "defaults/names.h"
+#include "longhorn/names.h"
 #include "defaults/policy.h"
 #include "lib/buf.h"
 #include "lib/error.h"
