@@ -487,7 +487,7 @@ static int check_spec(const cw_policy_config *cfg, cw_recurringjob_version versi
         !json_object_is_type(raw_params, json_type_null))
         return cw_policy_problem(problems, where, "parameters",
                                  "not a field of longhorn.io/v1beta1 (parameters exist from "
-                                 "longhorn.io/v1beta2, Longhorn 1.5)");
+                                 "longhorn.io/v1beta2, Longhorn 1.7)");
     if ((rc = cw_json_opt_object(spec, where, "parameters", &params, &e)) != CW_OK)
         return type_problem(problems, rc, &e);
     return params ? check_parameters(cfg, params, task, where, problems, warnings) : CW_OK;

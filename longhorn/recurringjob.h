@@ -26,7 +26,7 @@
 
 typedef enum {
     CW_RECURRINGJOB_V1BETA1, /* Longhorn 1.2: no spec.parameters */
-    CW_RECURRINGJOB_V1BETA2, /* Longhorn 1.3+ (parameters from 1.5) */
+    CW_RECURRINGJOB_V1BETA2, /* Longhorn 1.3+ (parameters from 1.7) */
 } cw_recurringjob_version;
 
 /* Version from "longhorn.io/v1beta1" / "longhorn.io/v1beta2"; NULL (no apiVersion, e.g. a spec

@@ -348,7 +348,7 @@ static const rj_case validate_cases[] = {
     {"parameters do not exist in v1beta1", CW_OP_CREATE, 0, NULL,
      RJ("v1beta1", "{'task':'backup','cron':'@daily','parameters':{}}"), NULL, NULL,
      "spec.parameters: not a field of longhorn.io/v1beta1 (parameters exist from "
-     "longhorn.io/v1beta2, Longhorn 1.5)"},
+     "longhorn.io/v1beta2, Longhorn 1.7)"},
     {"v1beta1 with null parameters", CW_OP_CREATE, 0, NULL,
      RJ("v1beta1", "{'task':'backup','cron':'@daily','parameters':null}"), NULL, NULL, NULL},
     {"unknown apiVersion", CW_OP_CREATE, 0, NULL,
