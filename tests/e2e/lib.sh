@@ -131,6 +131,35 @@ EOF
   exit "$rc"
 }
 
+# CW_E2E_DEADLINE=SECONDS (ctest's TIMEOUT less 30, tests/CMakeLists.txt): when the scenario runs
+# that long, say so with the commands it is waiting for, then end them and TERM the scenario, whose
+# trap prints the components' logs. ctest's own timeout kills outright, and nothing is printed.
+e2e__deadline() {
+  [ -n "${CW_E2E_DEADLINE:-}" ] || return 0
+  (
+    trap - EXIT INT TERM HUP
+    sleep "$CW_E2E_DEADLINE" </dev/null >/dev/null 2>&1 & wait $!
+    e2e_log "FAIL: still running after the deadline ($CW_E2E_DEADLINE s, CW_E2E_DEADLINE); waiting for:"
+    # The cluster's and e2e_bg's daemons (run/*.pid) and the watchdog stay: their logs follow.
+    keep=" $BASHPID ${E2E_WATCHDOG:-} $(cat "$E2E_DIR"/run/*.pid 2>/dev/null | tr '\n' ' ')"
+    mapfile -t pids < <(e2e__descendants "$$" "$keep")
+    [ "${#pids[@]}" = 0 ] || ps -o pid=,etime=,args= -p "$(IFS=,; echo "${pids[*]}")" | cut -c1-300 >&2
+    kill -TERM "${pids[@]}" 2>/dev/null
+    kill -TERM "$$"
+  ) &
+  E2E_CLEANUPS+=("pkill -P $!; kill $!")
+}
+
+# e2e__descendants PID " KEEP... ": every process under PID, children before theirs, less those
+# in KEEP and theirs.
+e2e__descendants() {
+  local c
+  for c in $(pgrep -P "$1"); do
+    [[ $2 == *" $c "* ]] && continue
+    echo "$c"; e2e__descendants "$c" "$2"
+  done
+}
+
 # e2e_start [current|1.20]: a cluster of that Kubernetes (default current: 1.37) for this
 # scenario in a fresh temp dir, its env sourced, and teardown guaranteed: a trap for normal exit,
 # failure, INT, TERM and HUP, plus a watchdog in its own session that stops the daemons if this
@@ -168,6 +197,7 @@ e2e_start() {
       </dev/null >/dev/null 2>&1 &
     E2E_WATCHDOG=$!
   fi
+  e2e__deadline
   e2e_log "cluster ready: $CW_E2E_API_URL, Kubernetes $CW_E2E_K8S_VERSION"
   if [ -n "${CW_BINARY:-}" ] && [ "$CW_BINARY" = "${CW_E2E_ASAN_BINARY:-}" ]; then
     e2e_log "cronwarden under test: the ASan/UBSan build $CW_BINARY"
@@ -404,14 +434,37 @@ lh__discovered_all() {
 # version, longhorn.io/v1beta2, so that the apiserver never calls it. Not on an existing cluster.
 lh_apply_crds() {
   [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_skip "lh_apply_crds replaces the cluster's longhorn.io CRDs"
-  local f old t0=$SECONDS
+  local old t0=$SECONDS
+  old=$(kc get crd -o json | jq -r '.items[] | select(.spec.group == "longhorn.io") | .metadata.name')
+  # shellcheck disable=SC2086 # one name a line
+  [ -z "$old" ] || assert_ok kc delete crd $old --wait=true
+  lh__apply "$1" "$t0" "old ones deleted"
+}
+
+# lh_upgrade_crds VERSION: Longhorn VERSION's CRDs applied over the cluster's, as an upgrade applies
+# them (kubectl apply of the install manifest; a release's CRDs not in VERSION's deleted, as helm
+# deletes what a chart no longer holds): every object stays, in the storage version. Upgrades go
+# one release after another, oldest first; an older release's CRD that does not declare a stored
+# version is refused by the apiserver (lh_apply_crds is the way down). Cheaper than replacing:
+# nothing waits for the apiserver's CRD finalizer, which deletes every instance before the CRD.
+lh_upgrade_crds() {
+  [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_skip "lh_upgrade_crds changes the cluster's longhorn.io CRDs"
+  local gone t0=$SECONDS
+  gone=$(kc get crd -o json | jq -r --argjson keep "$(lh_crd_names "$1" | jq -R . | jq -s .)" \
+    '.items[] | select(.spec.group == "longhorn.io" and (.metadata.name | IN($keep[]) | not)) | .metadata.name')
+  # shellcheck disable=SC2086 # one name a line
+  [ -z "$gone" ] || assert_ok kc delete crd $gone --wait=true
+  lh__apply "$1" "$t0" "applied over the cluster's, $(wc -w <<<"$gone") deleted"
+}
+
+# lh__apply VERSION T0 HOW: kubectl applies (or, on 1.20, creates) Longhorn VERSION's CRDs, waits
+# until all are Established and discovered, and says so.
+lh__apply() {
+  local f
   local -a names
   f=$(lh_crds_file "$1")
   [ -f "$f" ] || e2e_fail "no CRDs for Longhorn $1 ($f)"
   mapfile -t names < <(lh_crd_names "$1")
-  old=$(kc get crd -o json | jq -r '.items[] | select(.spec.group == "longhorn.io") | .metadata.name')
-  # shellcheck disable=SC2086 # one name a line
-  [ -z "$old" ] || assert_ok kc delete crd $old --wait=true
   if [ "$CW_E2E_K8S" = 1.20 ]; then
     kc create --validate=true -f "$f" >/dev/null || e2e_fail "Longhorn $1's CRDs were refused"
   else
@@ -423,7 +476,7 @@ lh_apply_crds() {
   assert_ok kc wait --for condition=established --timeout=60s "${names[@]/#/crd/}"
   wait_for 30 "discovery of Longhorn $1's ${#names[@]} CRDs" lh__discovered_all "${names[@]}"
   rm -rf "$CW_E2E_DIR/kube-cache/discovery" "$CW_E2E_DIR/kcget-resources.tsv"
-  e2e_log "Longhorn $1's ${#names[@]} CRDs in place after $((SECONDS - t0)) s (old ones deleted, applied, Established, discovered)"
+  e2e_log "Longhorn $1's ${#names[@]} CRDs in place after $((SECONDS - $2)) s ($3, applied, Established, discovered)"
 }
 
 # lh_manager IMAGE: the longhorn-manager DaemonSet of tests/e2e/fixtures/longhorn-manager.yaml in
