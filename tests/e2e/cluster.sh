@@ -30,7 +30,7 @@ CWC_DEFAULT_USERS="migrator webhook controller nobody"
 CWC_DEFAULT_CONTROLLERS="garbagecollector,namespace,cronjob,job,serviceaccount-token"
 
 cwc_log() { printf 'cluster: %s\n' "$*" >&2; }
-cwc_now_ms() { date +%s%3N; }
+cwc_now_ms() { local us=${EPOCHREALTIME//[!0-9]/}; echo $((us / 1000)); } # bash's clock, no `date`
 
 # The kube binaries of version $1 (current or 1.20): CW_K8S_BIN_DIR if set, else the cache that
 # tests/k8s/build.sh (current) or build-k8s.sh (1.20) fills and prints.
@@ -125,13 +125,13 @@ cwc_tail_log() {
 # cwc_wait_for SECONDS WHAT NAME-OF-PROCESS DIR CMD...: poll CMD every 0.2 s.
 cwc_wait_for() {
   local secs=$1 what=$2 proc=$3 dir=$4; shift 4
-  local deadline=$(( $(date +%s) + secs ))
+  local deadline=$((EPOCHSECONDS + secs))
   while ! "$@" >/dev/null 2>&1; do
     if [ -n "$proc" ] && ! cwc_alive "$dir" "$proc"; then
       cwc_log "$proc exited while waiting for $what"
       return 1
     fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
+    if [ "$EPOCHSECONDS" -ge "$deadline" ]; then
       cwc_log "timed out after ${secs}s waiting for $what"
       return 1
     fi
