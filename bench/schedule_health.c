@@ -251,10 +251,10 @@ int cw_bench_schedule_health(const char *dir, int64_t now_s)
     long rss_pages = cw_bench_self_rss_kib();
     cw_kube_client *kube = rc == CW_OK ? fake_client(&api) : NULL;
     cw_metrics_init(&metrics);
-    cw_ctrl_flag.longhorn_namespace = "longhorn-system";
-    cw_ctrl_flag.namespace = "velero";
+    static const cw_ctrl_flags flags = {.longhorn_namespace = "longhorn-system",
+                                        .namespace = "velero"};
     if (!kube || cw_queue_init(&q, NULL, &err) != CW_OK ||
-        cw_schedulehealth_reconciler.config_init(&cfg, &err) != CW_OK) {
+        cw_schedulehealth_reconciler.config_init(&cfg, &flags, &err) != CW_OK) {
         fprintf(stderr, "schedule-health bench: cannot start\n");
         return 1;
     }

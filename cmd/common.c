@@ -102,20 +102,21 @@ void cw_cmd_log_config(const cw_cmd_spec *spec, const cw_log_field *extra, size_
         f[n++] = extra[i];
     for (size_t i = 0; i < spec->nopts && n < 128; i++) {
         const cw_opt *r = &spec->opts[i];
+        void *v = cw_opts_value(spec, i);
         size_t k = 0;
         for (const char *p = r->name; *p && k < 60; p++)
             keys[n][k++] = *p == '-' ? '_' : *p;
         snprintf(keys[n] + k, sizeof(keys[n]) - k, "%s", r->type == CW_OPT_DURATION ? "_s" : "");
         if (r->type == CW_OPT_INT)
-            f[n] = CW_LI(keys[n], *(long long *)r->target);
+            f[n] = CW_LI(keys[n], *(long long *)v);
         else if (r->type == CW_OPT_BOOL)
-            f[n] = CW_LB(keys[n], *(int *)r->target);
+            f[n] = CW_LB(keys[n], *(int *)v);
         else if (r->type == CW_OPT_DURATION || r->type == CW_OPT_DOUBLE)
-            f[n] = CW_LD(keys[n], *(double *)r->target);
+            f[n] = CW_LD(keys[n], *(double *)v);
         else if (r->type == CW_OPT_STRING || r->type == CW_OPT_ENUM)
-            f[n] = CW_LS(keys[n], *(char **)r->target ? *(char **)r->target : "");
+            f[n] = CW_LS(keys[n], *(char **)v ? *(char **)v : "");
         else if (r->type == CW_OPT_LIST && nlists < 8)
-            f[n] = CW_LS(keys[n], join(r->target, lists[nlists++], sizeof(lists[0])));
+            f[n] = CW_LS(keys[n], join(v, lists[nlists++], sizeof(lists[0])));
         else
             continue;
         n++;

@@ -43,8 +43,10 @@ static const cw_opt opts[] = {
                "plain HTTP for /healthz, /readyz, /metrics"),
 };
 
-/* The process's rows, the common ones, then every reconciler's. */
+/* The process's rows, the common ones, then every reconciler's, with their bases (the
+ * reconcilers' rows are members of their configs). */
 static cw_opt all[96];
+static void *bases[96];
 
 static cw_cmd_spec spec = {
     .name = "controller",
@@ -56,6 +58,7 @@ static cw_cmd_spec spec = {
         "the "
         "environment or as a key of --config FILE (YAML); flags win.",
     .opts = all,
+    .bases = bases,
     .config_file = 1,
 };
 
@@ -120,7 +123,7 @@ int cw_cmd_controller(int argc, char **argv)
     cw_kube_config kcfg;
     cw_kube_client *kube = NULL;
     cw_ctrl ctrl;
-    void *configs[CW_RECONCILERS_MAX] = {0};
+    cw_reconciler_configs configs = {0};
     cw_log_level level;
     cw_log_format format;
 
@@ -132,9 +135,10 @@ int cw_cmd_controller(int argc, char **argv)
     spec.footer = footer;
 
     if ((rc = cw_cmd_opts(opts, sizeof(opts) / sizeof(opts[0]), &o.common, all,
-                          sizeof(all) / sizeof(all[0]), &spec.nopts, &err)) == CW_OK)
-        rc = cw_reconcilers_opts(cw_reconcilers, all, sizeof(all) / sizeof(all[0]), &spec.nopts,
-                                 &err);
+                          sizeof(all) / sizeof(all[0]), &spec.nopts, &err)) == CW_OK &&
+        (rc = cw_reconciler_configs_init(&configs, cw_reconcilers, &err)) == CW_OK)
+        rc = cw_reconcilers_opts(cw_reconcilers, &configs, all, bases, sizeof(all) / sizeof(all[0]),
+                                 &spec.nopts, &err);
     if (rc == CW_OK)
         rc = cw_opts_parse(&spec, argc, argv, NULL, stdout, &err);
     if (rc == 1) {
@@ -150,7 +154,7 @@ int cw_cmd_controller(int argc, char **argv)
     int family;
     if (rc == CW_OK)
         rc = cw_listen_parse("--metrics-listen", o.metrics_listen, &ss, &family, &err);
-    if (rc == CW_OK && (rc = cw_reconcilers_configure(cw_reconcilers, configs, &err)) == CW_OK)
+    if (rc == CW_OK && (rc = cw_reconcilers_configure(cw_reconcilers, &configs, &err)) == CW_OK)
         configured = 1;
     if (rc != CW_OK) {
         code = cw_cmd_usage_error("controller", err.message);
@@ -177,7 +181,7 @@ int cw_cmd_controller(int argc, char **argv)
         .kube = kube,
         .controllers = o.controllers,
         .reconcilers = cw_reconcilers,
-        .configs = configs,
+        .configs = configs.cfgs,
         .workers = (size_t)o.workers,
         .leader_elect = o.leader_elect,
         .lease_namespace = lease_ns,
@@ -216,9 +220,10 @@ done:
     if (ctrl_ok)
         cw_ctrl_free(&ctrl);
     if (configured)
-        cw_reconcilers_unconfigure(cw_reconcilers, configs);
+        cw_reconcilers_unconfigure(cw_reconcilers, &configs);
     cw_kube_client_free(kube);
     cw_kube_config_free(&kcfg);
-    cw_opts_free(&spec);
+    cw_opts_free(&spec); /* the values in configs, which go after them */
+    cw_reconciler_configs_free(&configs);
     return code;
 }

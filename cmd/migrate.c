@@ -93,7 +93,7 @@ static int plan_rows(migrate_cmd *m, size_t *n, cw_error *err)
          .type = CW_OPT_BOOL,
          .help = "exit 3 when changes are pending and nothing failed (audits)",
          .target = &m->o.detailed_exitcode},
-        CW_POLICY_OPT_NAME_SCHEME("", &m->o.name_scheme),
+        CW_POLICY_OPT_NAME_SCHEME("", CW_OPT_TO(&m->o.name_scheme)),
         {.name = "namespace",
          .short_name = 'n',
          .type = CW_OPT_STRING,
@@ -111,7 +111,7 @@ static int plan_rows(migrate_cmd *m, size_t *n, cw_error *err)
          .type = CW_OPT_BOOL,
          .help = "never add the default group label",
          .target = &m->o.no_default_group},
-        CW_POLICY_OPT_MAX_RETAIN(&m->o.max_retain),
+        CW_POLICY_OPT_MAX_RETAIN(CW_OPT_TO(&m->o.max_retain)),
     };
     return cw_opts_append(m->opts, NROWS(m->opts), n, rows, NROWS(rows), err);
 }

@@ -117,14 +117,15 @@ static const cw_opt opts[] = {
      .help = "on SIGTERM/SIGINT, time to finish in-flight requests",
      .target = &o.grace,
      .def = "15s"},
-    CW_POLICY_OPT_MAX_RETAIN(&o.max_retain),
-    CW_POLICY_OPT_DEFAULT_GROUP("", &o.default_group),
-    CW_POLICY_OPT_SKIP_IMMEDIATELY("the value made explicit on Schedules", &o.skip_immediately),
+    CW_POLICY_OPT_MAX_RETAIN(CW_OPT_TO(&o.max_retain)),
+    CW_POLICY_OPT_DEFAULT_GROUP("", CW_OPT_TO(&o.default_group)),
+    CW_POLICY_OPT_SKIP_IMMEDIATELY("the value made explicit on Schedules",
+                                   CW_OPT_TO(&o.skip_immediately)),
     CW_POLICY_OPT_LONGHORN_VERSION(
         "the Longhorn the cluster runs, 1.<minor> or v1.<minor>.<patch>: RecurringJob tasks its "
         "manager does not have are refused (Longhorn 1.2 runs every task but backup as a "
         "snapshot); auto: not known, every task of the newest Longhorn is admitted",
-        &o.longhorn_version),
+        CW_OPT_TO(&o.longhorn_version)),
     {.name = "self-signed",
      .type = CW_OPT_BOOL,
      .help = "make and rotate a CA and serving certificate kept in --cert-secret",

@@ -20,31 +20,25 @@
 
 /* ---- its flags and config ---- */
 
-static struct {
-    long long concurrent;
-    double resync;
-} flag;
-
 static const cw_opt opts[] = {
     CW_CTRL_OPT_NAMESPACE,
-    CW_OPT_NUM("concurrent-backups", &flag.concurrent, "1", 1, 10000,
-               "backup-queue: Velero's --concurrent-backups, at most N Backups InProgress or "
-               "ReadyToStart at once (per Backup namespace)"),
-    CW_OPT_DUR("queue-resync", &flag.resync, "1m",
-               "backup-queue: decide every queue again this often, besides on changes"),
+    CW_OPT_NUM_AT("concurrent-backups", cw_backupqueue_config, concurrent, "1", 1, 10000,
+                  "backup-queue: Velero's --concurrent-backups, at most N Backups InProgress or "
+                  "ReadyToStart at once (per Backup namespace)"),
+    CW_OPT_DUR_AT("queue-resync", cw_backupqueue_config, resync, "1m",
+                  "backup-queue: decide every queue again this often, besides on changes"),
 };
 
-static int config_init(void *p, cw_error *err)
+static int config_init(void *p, const cw_ctrl_flags *f, cw_error *err)
 {
     cw_backupqueue_config *c = p;
-    int rc = cw_k8sname_check_flag("--namespace", cw_ctrl_flag.namespace, 1, err);
+    int rc = cw_k8sname_check_flag("--namespace", f->namespace, 1, err);
     if (rc != CW_OK)
         return rc;
-    if (flag.resync < 1)
+    if (c->resync < 1)
         return cw_error_set(err, CW_EUSAGE, "--queue-resync must be at least 1s");
-    c->head.home = cw_ctrl_flag.namespace;
-    c->decide.concurrency = flag.concurrent;
-    c->resync = flag.resync;
+    c->head.home = f->namespace;
+    c->decide.concurrency = c->concurrent;
     return CW_OK;
 }
 

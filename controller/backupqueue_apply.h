@@ -21,10 +21,12 @@
 #include "velero/backupqueue.h"
 #include "controller/core/reconciler.h"
 
-/* Its config (config_init from --namespace, --concurrent-backups, --queue-resync). */
+/* Its config: its flags' values (--concurrent-backups, --queue-resync) and what config_init
+ * derives from them and the shared --namespace. */
 typedef struct cw_backupqueue_config {
     cw_reconciler_config head; /* home: Velero's namespace (--namespace; "": every one) */
-    cw_bqctl_config decide;    /* --concurrent-backups */
+    long long concurrent;      /* --concurrent-backups, as decide's */
+    cw_bqctl_config decide;
     double resync; /* --queue-resync, seconds: each namespace decided again this often */
 } cw_backupqueue_config;
 

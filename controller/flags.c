@@ -2,10 +2,10 @@
 
 #include "lib/k8sname.h"
 
-cw_ctrl_flags cw_ctrl_flag;
+const size_t cw_ctrl_flags_size = sizeof(cw_ctrl_flags);
 
-int cw_ctrl_policy_config_init(void *cfg, const char *flag, const char *ns, int empty_ok,
-                               cw_error *err)
+int cw_ctrl_policy_config_init(void *cfg, const cw_ctrl_flags *f, const char *flag, const char *ns,
+                               int empty_ok, cw_error *err)
 {
     cw_ctrl_policy_config *c = cfg;
     int rc = cw_k8sname_check_flag(flag, ns, empty_ok, err);
@@ -13,8 +13,8 @@ int cw_ctrl_policy_config_init(void *cfg, const char *flag, const char *ns, int 
         return rc;
     c->ok = 1;
     c->head.home = ns;
-    if (cw_ctrl_flag.max_retain)
-        c->policy.max_retain = (int)cw_ctrl_flag.max_retain;
+    if (f->max_retain)
+        c->policy.max_retain = (int)f->max_retain;
     return CW_OK;
 }
 

@@ -45,10 +45,10 @@ void cw_nacshell_config_fini(void *p)
 }
 
 /* An administrator's enforced Velero spec: one YAML document holding a map the kind accepts. */
-static int load_enforced(const cw_nacshell_kind *kind, json_object **out, cw_error *err)
+static int load_enforced(const cw_nacshell_kind *kind, const char *path, json_object **out,
+                         cw_error *err)
 {
     cw_yaml_docs docs;
-    const char *path = *kind->spec_file;
     cw_yaml_docs_init(&docs);
     int rc = cw_yaml_parse_file(path, &docs, err);
     if (rc == CW_OK &&
@@ -62,20 +62,19 @@ static int load_enforced(const cw_nacshell_kind *kind, json_object **out, cw_err
     return rc == CW_OK ? CW_OK : CW_EUSAGE;
 }
 
-int cw_nacshell_config(const cw_nacshell_kind *kind, void *p, cw_error *err)
+int cw_nacshell_config(const cw_nacshell_kind *kind, void *p, const cw_ctrl_flags *f, cw_error *err)
 {
     cw_nonadmin_config *c = p;
     c->kind = kind;
-    c->head.home = cw_ctrl_flag.oadp_namespace;
-    c->policy.allowed_resource_policies = &cw_ctrl_flag.allowed_resource_policies;
-    c->policy.allow_restore_init_hooks = kind->allow_init_hooks && *kind->allow_init_hooks;
-    int rc = cw_k8sname_check_flag("--oadp-namespace", cw_ctrl_flag.oadp_namespace, 0, err);
+    c->head.home = f->oadp_namespace;
+    c->policy.allowed_resource_policies = &f->allowed_resource_policies;
+    int rc = cw_k8sname_check_flag("--oadp-namespace", f->oadp_namespace, 0, err);
     if (rc == CW_OK && cw_nac_policy_check(&c->policy, err) != CW_OK) {
         cw_error_prefix(err, "--allowed-resource-policies");
         return CW_EUSAGE;
     }
-    if (rc == CW_OK && kind->spec_file && *kind->spec_file && **kind->spec_file)
-        rc = load_enforced(kind, &c->enforced, err);
+    if (rc == CW_OK && c->enforce_file && *c->enforce_file)
+        rc = load_enforced(kind, c->enforce_file, &c->enforced, err);
     return rc;
 }
 

@@ -17,20 +17,20 @@
 typedef struct cw_nacshell_kind cw_nacshell_kind;
 
 /* A NonAdmin reconciler's config: its kind, --oadp-namespace, its --enforce-*-spec, and the
- * administrator's policy (--allowed-resource-policies; a restore's --allow-restore-init-hooks). */
+ * administrator's policy (--allowed-resource-policies; a restore's --allow-restore-init-hooks,
+ * parsed into policy). */
 typedef struct cw_nonadmin_config {
     cw_reconciler_config head; /* home: the OADP namespace */
     const cw_nacshell_kind *kind;
+    char *enforce_file;    /* its --enforce-*-spec ("": none) */
     json_object *enforced; /* the administrator's enforced spec (owned), or NULL */
-    cw_nac_policy policy;  /* its list borrowed from the flags */
+    cw_nac_policy policy;  /* its list borrowed from the shared flags */
 } cw_nonadmin_config;
 
 struct cw_nacshell_kind {
     const cw_nac_kind *k;
-    const char *name;            /* "nonadminbackup": logs, failpoints (<name>-create) */
-    const char *flag;            /* "--enforce-backup-spec" */
-    char **spec_file;            /* its value */
-    const int *allow_init_hooks; /* --allow-restore-init-hooks' value; NULL: not its flag */
+    const char *name; /* "nonadminbackup": logs, failpoints (<name>-create) */
+    const char *flag; /* "--enforce-backup-spec" (its value: the config's enforce_file) */
     /* The administrator's enforced spec is acceptable (CW_EINVAL naming the field). */
     int (*check_enforced)(json_object *enforced, cw_error *err);
     /* Fills what the kind reads besides the caches (in->dbrs, in->nab; the caller frees them). */
@@ -43,7 +43,8 @@ struct cw_nacshell_kind {
 enum { CW_NACSHELL_OBJS, CW_NACSHELL_VELERO };
 
 /* The descriptor's parts (controller/core/reconciler.h) every NonAdmin kind shares. */
-int cw_nacshell_config(const cw_nacshell_kind *kind, void *cfg, cw_error *err);
+int cw_nacshell_config(const cw_nacshell_kind *kind, void *cfg, const cw_ctrl_flags *f,
+                       cw_error *err);
 void cw_nacshell_config_fini(void *cfg);
 int cw_nacshell_reconcile(cw_shell *s, const char *key, cw_verdict *res, cw_error *err);
 int cw_nacshell_obj_index(void *ud, json_object *obj, char *out, size_t outlen);

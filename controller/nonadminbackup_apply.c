@@ -30,13 +30,11 @@ static int decide(const cw_nonadmin_config *c, const cw_nac_input *in, cw_nac_ac
     return cw_nabctl_decide(in, &cfg, out, err);
 }
 
-static char *enforce_file; /* --enforce-backup-spec */
-
 static const cw_opt opts[] = {
     CW_CTRL_OPT_OADP_NAMESPACE,
-    CW_OPT_STR("enforce-backup-spec", "FILE", &enforce_file, "",
-               "nonadminbackup: a Velero BackupSpec (YAML) whose fields non-admin backups may "
-               "leave unset (they are filled in) or set to the same value"),
+    CW_OPT_STR_AT("enforce-backup-spec", "FILE", cw_nonadmin_config, enforce_file, "",
+                  "nonadminbackup: a Velero BackupSpec (YAML) whose fields non-admin backups may "
+                  "leave unset (they are filled in) or set to the same value"),
     CW_CTRL_OPT_ALLOWED_RESOURCE_POLICIES,
 };
 
@@ -44,15 +42,14 @@ static const cw_nacshell_kind kind = {
     .k = &cw_nac_backup_kind,
     .name = "nonadminbackup",
     .flag = "--enforce-backup-spec",
-    .spec_file = &enforce_file,
     .check_enforced = cw_nab_check_enforced,
     .gather = gather,
     .decide = decide,
 };
 
-static int config_init(void *cfg, cw_error *err)
+static int config_init(void *cfg, const cw_ctrl_flags *f, cw_error *err)
 {
-    return cw_nacshell_config(&kind, cfg, err);
+    return cw_nacshell_config(&kind, cfg, f, err);
 }
 
 static const char *const prune[] = {"spec.backupSpec", NULL};

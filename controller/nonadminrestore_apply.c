@@ -4,8 +4,6 @@
 #include "oadp/nonadminrestore.h"
 #include "lib/json.h"
 
-static int allow_init_hooks; /* --allow-restore-init-hooks */
-
 /* New or BackingOff: the NonAdminBackup it names, in its own namespace (never another: the name
  * is looked up there and nowhere else), and the Velero Backup that NonAdminBackup's status names,
  * read live from the OADP namespace (the decision checks its origin: a status is not trusted). A
@@ -36,33 +34,31 @@ static int decide(const cw_nonadmin_config *c, const cw_nac_input *in, cw_nac_ac
     return cw_narctl_decide(in, &cfg, out, err);
 }
 
-static char *enforce_file; /* --enforce-restore-spec */
-
 static const cw_opt opts[] = {
     CW_CTRL_OPT_OADP_NAMESPACE,
-    CW_OPT_STR("enforce-restore-spec", "FILE", &enforce_file, "",
-               "nonadminrestore: a Velero RestoreSpec (YAML) whose fields non-admin restores may "
-               "leave unset (they are filled in) or set to the same value"),
+    CW_OPT_STR_AT(
+        "enforce-restore-spec", "FILE", cw_nonadmin_config, enforce_file, "",
+        "nonadminrestore: a Velero RestoreSpec (YAML) whose fields non-admin restores may "
+        "leave unset (they are filled in) or set to the same value"),
     CW_CTRL_OPT_ALLOWED_RESOURCE_POLICIES,
-    CW_OPT_FLAG("allow-restore-init-hooks", &allow_init_hooks, "false",
-                "nonadminrestore: NonAdminRestores may carry init-container restore hooks, which "
-                "Velero adds to restored pods and creates under its own identity"),
+    CW_OPT_FLAG_AT("allow-restore-init-hooks", cw_nonadmin_config, policy.allow_restore_init_hooks,
+                   "false",
+                   "nonadminrestore: NonAdminRestores may carry init-container restore hooks, "
+                   "which Velero adds to restored pods and creates under its own identity"),
 };
 
 static const cw_nacshell_kind kind = {
     .k = &cw_nac_restore_kind,
     .name = "nonadminrestore",
     .flag = "--enforce-restore-spec",
-    .spec_file = &enforce_file,
-    .allow_init_hooks = &allow_init_hooks,
     .check_enforced = cw_nar_check_enforced,
     .gather = gather,
     .decide = decide,
 };
 
-static int config_init(void *cfg, cw_error *err)
+static int config_init(void *cfg, const cw_ctrl_flags *f, cw_error *err)
 {
-    return cw_nacshell_config(&kind, cfg, err);
+    return cw_nacshell_config(&kind, cfg, f, err);
 }
 
 static const char *const prune[] = {"spec.restoreSpec", NULL};

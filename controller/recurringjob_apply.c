@@ -14,35 +14,32 @@
 
 /* ---- its flags and config ---- */
 
-static struct {
-    char *image, *service_account, *manager_url;
-} flag;
-
 static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
     CW_CTRL_OPT_LONGHORN_VERSION,
-    CW_OPT_STR("job-image", "IMAGE", &flag.image, "",
-               "recurringjob: the image CronJobs run when no longhorn-manager DaemonSet runs the "
-               "Longhorn written as (none, or another version forced by --longhorn-version)"),
-    CW_OPT_STR("job-service-account", "NAME", &flag.service_account, CW_RJCTL_SERVICE_ACCOUNT,
-               "recurringjob: the service account CronJobs run as when the longhorn-manager "
-               "DaemonSet (of the Longhorn written as) names none (Longhorn's)"),
-    CW_OPT_STR("manager-url", "URL", &flag.manager_url, CW_RJCTL_MANAGER_URL,
-               "recurringjob: the Longhorn manager URL CronJobs call (Longhorn's)"),
+    CW_OPT_STR_AT(
+        "job-image", "IMAGE", cw_recurringjob_config, image, "",
+        "recurringjob: the image CronJobs run when no longhorn-manager DaemonSet runs the "
+        "Longhorn written as (none, or another version forced by --longhorn-version)"),
+    CW_OPT_STR_AT("job-service-account", "NAME", cw_recurringjob_config, service_account,
+                  CW_RJCTL_SERVICE_ACCOUNT,
+                  "recurringjob: the service account CronJobs run as when the longhorn-manager "
+                  "DaemonSet (of the Longhorn written as) names none (Longhorn's)"),
+    CW_OPT_STR_AT("manager-url", "URL", cw_recurringjob_config, manager_url, CW_RJCTL_MANAGER_URL,
+                  "recurringjob: the Longhorn manager URL CronJobs call (Longhorn's)"),
     CW_CTRL_OPT_MAX_RETAIN,
 };
 
-static int config_init(void *p, cw_error *err)
+static int config_init(void *p, const cw_ctrl_flags *f, cw_error *err)
 {
     cw_recurringjob_config *c = p;
-    c->image = flag.image;
     c->job.policy = &c->base.policy;
-    c->job.service_account = flag.service_account;
-    c->job.manager_url = flag.manager_url;
-    int rc = cw_lh_parse_version_flag(cw_ctrl_flag.longhorn_version, &c->longhorn, err);
+    c->job.service_account = c->service_account;
+    c->job.manager_url = c->manager_url;
+    int rc = cw_lh_parse_version_flag(f->longhorn_version, &c->longhorn, err);
     if (rc == CW_OK)
-        rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", cw_ctrl_flag.longhorn_namespace,
-                                        0, err);
+        rc =
+            cw_ctrl_policy_config_init(c, f, "--longhorn-namespace", f->longhorn_namespace, 0, err);
     return rc == CW_EINVAL ? CW_EUSAGE : rc;
 }
 

@@ -15,12 +15,15 @@
 #include "controller/flags.h"
 #include "longhorn/rjctl.h"
 
-/* Its config (config_init from --longhorn-namespace, --longhorn-version, --job-image,
- * --job-service-account, --manager-url, --max-retain). */
+/* Its config: its flags' values (--job-image, --job-service-account, --manager-url) and what
+ * config_init derives from them and the shared --longhorn-namespace, --longhorn-version,
+ * --max-retain. */
 typedef struct cw_recurringjob_config {
     cw_ctrl_policy_config base; /* home: Longhorn's namespace; the policy */
     cw_lh_identity longhorn;    /* --longhorn-version (source CW_LH_SOURCE_NONE: auto) */
-    const char *image;          /* --job-image: used when no DaemonSet says otherwise ("": none) */
+    char *image;                /* --job-image: used when no DaemonSet says otherwise ("": none) */
+    char *service_account;      /* --job-service-account, job's */
+    char *manager_url;          /* --manager-url, job's */
     cw_rjctl_config job;        /* policy, service account, manager URL; the rest per reconcile */
 } cw_recurringjob_config;
 

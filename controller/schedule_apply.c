@@ -12,18 +12,18 @@
 
 /* ---- its flags and config ---- */
 
-static int skip_immediately; /* --schedule-skip-immediately */
-
 static const cw_opt opts[] = {
     CW_CTRL_OPT_NAMESPACE,
-    CW_POLICY_OPT_SKIP_IMMEDIATELY("what an absent spec.skipImmediately means", &skip_immediately),
+    CW_POLICY_OPT_SKIP_IMMEDIATELY(
+        "what an absent spec.skipImmediately means",
+        CW_OPT_IN(CW_RECONCILER_AT_CONFIG, cw_schedule_config, skip_immediately)),
 };
 
-static int config_init(void *p, cw_error *err)
+static int config_init(void *p, const cw_ctrl_flags *f, cw_error *err)
 {
     cw_schedule_config *c = p;
-    int rc = cw_ctrl_policy_config_init(c, "--namespace", cw_ctrl_flag.namespace, 1, err);
-    c->base.policy.schedule_skip_immediately = skip_immediately;
+    int rc = cw_ctrl_policy_config_init(c, f, "--namespace", f->namespace, 1, err);
+    c->base.policy.schedule_skip_immediately = c->skip_immediately;
     c->decide.policy = &c->base.policy;
     return rc;
 }

@@ -11,9 +11,11 @@
 #include "controller/flags.h"
 #include "velero/schedctl.h"
 
-/* Its config (config_init from --namespace and --schedule-skip-immediately). */
+/* Its config: its flag's value (--schedule-skip-immediately) and what config_init derives from it
+ * and the shared --namespace. */
 typedef struct cw_schedule_config {
     cw_ctrl_policy_config base; /* home: Velero's namespace (--namespace; "": every one) */
+    int skip_immediately;       /* --schedule-skip-immediately, as base.policy's */
     cw_schedctl_config decide;  /* .policy points at base.policy */
 } cw_schedule_config;
 

@@ -15,39 +15,37 @@
 
 /* ---- its flags and config ---- */
 
-static double window_flag, grace_flag; /* --schedule-health-window, --schedule-health-grace */
-
 static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
     CW_CTRL_OPT_NAMESPACE,
     CW_CTRL_OPT_DEFAULT_GROUP,
-    CW_OPT_DUR("schedule-health-window", &window_flag, "24h",
-               "schedule-health: fire times judged for missed runs (the last DURATION), as cron "
-               "status --window"),
-    CW_OPT_DUR("schedule-health-grace", &grace_flag, "0s",
-               "schedule-health: how late a run may start and still count (0: 10% of the "
-               "interval, at least 1m, at most 1h)"),
+    CW_OPT_DUR_AT("schedule-health-window", cw_schedulehealth_config, window, "24h",
+                  "schedule-health: fire times judged for missed runs (the last DURATION), as cron "
+                  "status --window"),
+    CW_OPT_DUR_AT("schedule-health-grace", cw_schedulehealth_config, grace, "0s",
+                  "schedule-health: how late a run may start and still count (0: 10% of the "
+                  "interval, at least 1m, at most 1h)"),
 };
 
-static int config_init(void *p, cw_error *err)
+static int config_init(void *p, const cw_ctrl_flags *f, cw_error *err)
 {
     cw_schedulehealth_config *c = p;
-    int rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", cw_ctrl_flag.longhorn_namespace,
-                                        0, err);
+    int rc =
+        cw_ctrl_policy_config_init(c, f, "--longhorn-namespace", f->longhorn_namespace, 0, err);
     if (rc == CW_OK)
-        rc = cw_k8sname_check_flag("--namespace", cw_ctrl_flag.namespace, 1, err);
+        rc = cw_k8sname_check_flag("--namespace", f->namespace, 1, err);
     if (rc != CW_OK)
         return rc;
-    c->base.head.aside = cw_ctrl_flag.namespace;
+    c->base.head.aside = f->namespace;
     cw_health_config_init(&c->health);
     c->health.tzdb = &c->base.tzdb;
-    c->health.default_group = cw_ctrl_flag.default_group ? cw_ctrl_flag.default_group : "default";
-    c->health.window = window_flag ? (int64_t)window_flag : CW_HEALTH_DEFAULT_WINDOW;
-    c->health.grace = (int64_t)grace_flag;
-    if (c->health.window < 60 || (window_flag && (double)c->health.window != window_flag))
+    c->health.default_group = f->default_group ? f->default_group : "default";
+    c->health.window = c->window ? (int64_t)c->window : CW_HEALTH_DEFAULT_WINDOW;
+    c->health.grace = (int64_t)c->grace;
+    if (c->health.window < 60 || (c->window && (double)c->health.window != c->window))
         return cw_error_set(err, CW_EUSAGE,
                             "--schedule-health-window must be whole seconds, at least 1m");
-    if (grace_flag < 0 || (double)c->health.grace != grace_flag)
+    if (c->grace < 0 || (double)c->health.grace != c->grace)
         return cw_error_set(err, CW_EUSAGE,
                             "--schedule-health-grace must be whole seconds, 0 or more");
     return CW_OK;

@@ -18,10 +18,12 @@
 #include "controller/flags.h"
 #include "schedules/health.h"
 
-/* Its config (config_init from --longhorn-namespace, --namespace, --default-group,
- * --schedule-health-window, --schedule-health-grace). */
+/* Its config: its flags' values (--schedule-health-window, --schedule-health-grace) and what
+ * config_init derives from them and the shared --longhorn-namespace, --namespace,
+ * --default-group. */
 typedef struct cw_schedulehealth_config {
     cw_ctrl_policy_config base; /* home: Longhorn's namespace; aside: Velero's; the zones */
+    double window, grace;       /* the flags, seconds: as health's */
     cw_health_config health;    /* the model's; now comes per reconcile, as an argument */
 } cw_schedulehealth_config;
 

@@ -13,30 +13,27 @@
 
 /* ---- its flags and config ---- */
 
-static struct {
-    char *name_scheme;
-} flag;
-
 static const cw_opt opts[] = {
     CW_CTRL_OPT_LONGHORN_NAMESPACE,
     CW_CTRL_OPT_LONGHORN_VERSION,
     CW_CTRL_OPT_DEFAULT_GROUP,
-    CW_POLICY_OPT_NAME_SCHEME("volume: as `migrate --name-scheme`, ", &flag.name_scheme),
+    CW_POLICY_OPT_NAME_SCHEME("volume: as `migrate --name-scheme`, ",
+                              CW_OPT_IN(CW_RECONCILER_AT_CONFIG, cw_volume_config, name_scheme)),
     CW_CTRL_OPT_MAX_RETAIN,
 };
 
-static int config_init(void *p, cw_error *err)
+static int config_init(void *p, const cw_ctrl_flags *f, cw_error *err)
 {
     cw_volume_config *c = p;
-    const char *ns = cw_ctrl_flag.longhorn_namespace;
-    int rc = cw_lh_parse_version_flag(cw_ctrl_flag.longhorn_version, &c->longhorn, err);
+    const char *ns = f->longhorn_namespace;
+    int rc = cw_lh_parse_version_flag(f->longhorn_version, &c->longhorn, err);
     if (rc == CW_OK)
-        rc = cw_ctrl_policy_config_init(c, "--longhorn-namespace", ns, 0, err);
+        rc = cw_ctrl_policy_config_init(c, f, "--longhorn-namespace", ns, 0, err);
     if (rc == CW_OK)
-        rc = cw_recurringjob_check_group_flag("--default-group", cw_ctrl_flag.default_group, err);
+        rc = cw_recurringjob_check_group_flag("--default-group", f->default_group, err);
     if (rc == CW_OK &&
-        (rc = cw_names_scheme_parse(flag.name_scheme, &c->decide.scheme, err)) == CW_OK)
-        rc = cw_policy_config_set_default_group(&c->base.policy, cw_ctrl_flag.default_group, err);
+        (rc = cw_names_scheme_parse(c->name_scheme, &c->decide.scheme, err)) == CW_OK)
+        rc = cw_policy_config_set_default_group(&c->base.policy, f->default_group, err);
     c->decide.policy = &c->base.policy;
     c->decide.namespace = ns;
     return rc == CW_EINVAL ? CW_EUSAGE : rc;

@@ -15,11 +15,12 @@
 #include "longhorn/version.h"
 #include "longhorn/volctl.h"
 
-/* Its config (config_init from --longhorn-namespace, --longhorn-version, --default-group,
- * --name-scheme, --max-retain). */
+/* Its config: its flag's value (--name-scheme) and what config_init derives from it and the shared
+ * --longhorn-namespace, --longhorn-version, --default-group, --max-retain. */
 typedef struct cw_volume_config {
     cw_ctrl_policy_config base; /* home: Longhorn's namespace; the policy */
     cw_lh_identity longhorn;    /* --longhorn-version (source CW_LH_SOURCE_NONE: auto) */
+    char *name_scheme;          /* --name-scheme, as decide.scheme */
     cw_volctl_config decide;    /* .policy points at base.policy; rj_api_version: per reconcile */
 } cw_volume_config;
 

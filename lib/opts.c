@@ -75,10 +75,26 @@ static int enum_ok(const char *choices, const char *v)
     return 0;
 }
 
-/* Sets one option from text. `source` names where it came from for messages (NULL: the
- * command line, whose messages need no prefix). */
-static int set_value(const cw_opt *o, const char *v, const char *source_name, cw_error *err)
+/* Where row o keeps its value, base being the struct it is relative to (NULL: not given). */
+static void *place(const cw_opt *o, void *base)
 {
+    if (!o->at)
+        return o->target;
+    return base ? (char *)base + o->offset : NULL;
+}
+
+void *cw_opts_value(const cw_cmd_spec *spec, size_t i)
+{
+    return place(&spec->opts[i], spec->bases ? spec->bases[i] : NULL);
+}
+
+/* Sets row i of spec from text. `source` names where it came from for messages (NULL: the
+ * command line, whose messages need no prefix). */
+static int set_value(const cw_cmd_spec *spec, size_t i, const char *v, const char *source_name,
+                     cw_error *err)
+{
+    const cw_opt *o = &spec->opts[i];
+    void *target = cw_opts_value(spec, i);
     char source[200] = "";
     if (source_name)
         snprintf(source, sizeof(source), "%s: ", source_name);
@@ -91,7 +107,7 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
         char *copy = strdup(v);
         if (!copy)
             return cw_error_oom(err);
-        char **t = o->target;
+        char **t = target;
         free(*t);
         *t = copy;
         return CW_OK;
@@ -106,7 +122,7 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
         if ((o->min || o->max) && (n < o->min || n > o->max))
             return cw_error_set(err, CW_EUSAGE, "%s--%s must be between %lld and %lld, got %lld",
                                 source, o->name, o->min, o->max, n);
-        *(long long *)o->target = n;
+        *(long long *)target = n;
         return CW_OK;
     }
     case CW_OPT_DOUBLE: {
@@ -116,7 +132,7 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
         if (!*v || *end || errno || !isfinite(d))
             return cw_error_set(err, CW_EUSAGE, "%s--%s expects a number, got '%s'", source,
                                 o->name, v);
-        *(double *)o->target = d;
+        *(double *)target = d;
         return CW_OK;
     }
     case CW_OPT_DURATION: {
@@ -125,7 +141,7 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
             return cw_error_set(err, CW_EUSAGE,
                                 "%s--%s expects a duration like 30s, 10m or 1h30m, got '%s'",
                                 source, o->name, v);
-        *(double *)o->target = d;
+        *(double *)target = d;
         return CW_OK;
     }
     case CW_OPT_BOOL: {
@@ -133,11 +149,11 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
         if (parse_bool(v, &b) != CW_OK)
             return cw_error_set(err, CW_EUSAGE, "%s--%s expects true or false, got '%s'", source,
                                 o->name, v);
-        *(int *)o->target = b;
+        *(int *)target = b;
         return CW_OK;
     }
     case CW_OPT_LIST: {
-        cw_strlist *l = o->target;
+        cw_strlist *l = target;
         /* Environment and defaults give comma-separated lists. */
         if (source_name && strchr(v, ',')) {
             const char *p = v;
@@ -159,37 +175,56 @@ static int set_value(const cw_opt *o, const char *v, const char *source_name, cw
     return CW_EINVAL;
 }
 
-int cw_opts_append(cw_opt *out, size_t cap, size_t *len, const cw_opt *rows, size_t n,
-                   cw_error *err)
+static int no_base(const cw_opt *o, cw_error *err)
+{
+    return cw_error_set(err, CW_EINVAL, "--%s is kept in base %u, which is not given", o->name,
+                        o->at);
+}
+
+int cw_opts_append_at(cw_opt *out, void **out_bases, size_t cap, size_t *len, const cw_opt *rows,
+                      size_t n, void *const *bases, size_t nbases, cw_error *err)
 {
     for (size_t i = 0; i < n; i++) {
+        void *base = rows[i].at && rows[i].at <= nbases ? bases[rows[i].at - 1] : NULL;
+        void *value = place(&rows[i], base);
         size_t k = 0;
+        if (!value || (rows[i].at && !out_bases))
+            return no_base(&rows[i], err);
         while (k < *len && strcmp(out[k].name, rows[i].name) != 0)
             k++;
-        if (k < *len && out[k].target != rows[i].target)
+        if (k < *len && place(&out[k], out_bases ? out_bases[k] : NULL) != value)
             return cw_error_set(err, CW_EINVAL, "two different options are called --%s",
                                 rows[i].name);
         if (k < *len)
             continue;
         if (*len >= cap)
             return cw_error_set(err, CW_ELIMIT, "more than %zu options", cap);
+        if (out_bases)
+            out_bases[*len] = base;
         out[(*len)++] = rows[i];
     }
     return CW_OK;
 }
 
-static const cw_opt *find_opt(const cw_cmd_spec *spec, const char *name)
+int cw_opts_append(cw_opt *out, size_t cap, size_t *len, const cw_opt *rows, size_t n,
+                   cw_error *err)
 {
-    for (size_t i = 0; i < spec->nopts; i++)
-        if (strcmp(spec->opts[i].name, name) == 0)
-            return &spec->opts[i];
-    return NULL;
+    return cw_opts_append_at(out, NULL, cap, len, rows, n, NULL, 0, err);
 }
 
-static void clear_list(const cw_opt *o)
+/* The row called name (spec->nopts: none). */
+static size_t find_opt(const cw_cmd_spec *spec, const char *name)
 {
-    if (o->type == CW_OPT_LIST)
-        cw_strlist_clear(o->target);
+    size_t i = 0;
+    while (i < spec->nopts && strcmp(spec->opts[i].name, name) != 0)
+        i++;
+    return i;
+}
+
+static void clear_list(const cw_cmd_spec *spec, size_t i)
+{
+    if (spec->opts[i].type == CW_OPT_LIST)
+        cw_strlist_clear(cw_opts_value(spec, i));
 }
 
 /* The config file: a YAML mapping whose keys are flag names. */
@@ -220,20 +255,20 @@ static int apply_config_file(const cw_cmd_spec *spec, const char *path, cw_error
     }
     json_object_object_foreach(root, key, val)
     {
-        const cw_opt *o = find_opt(spec, key);
-        if (!o || strcmp(key, "config") == 0) {
+        size_t k = find_opt(spec, key);
+        if (k == spec->nopts || strcmp(key, "config") == 0) {
             rc = cw_error_set(err, CW_EUSAGE, "%sunknown key '%s'", source, key);
             goto done;
         }
-        clear_list(o);
+        clear_list(spec, k);
         if (json_object_is_type(val, json_type_array)) {
-            if (o->type != CW_OPT_LIST) {
+            if (spec->opts[k].type != CW_OPT_LIST) {
                 rc = cw_error_set(err, CW_EUSAGE, "%s'%s' takes a single value", source, key);
                 goto done;
             }
             for (size_t i = 0; i < json_object_array_length(val); i++) {
                 json_object *item = json_object_array_get_idx(val, i);
-                rc = set_value(o, json_object_get_string(item), NULL, err);
+                rc = set_value(spec, k, json_object_get_string(item), NULL, err);
                 if (rc != CW_OK)
                     goto done;
             }
@@ -243,13 +278,13 @@ static int apply_config_file(const cw_cmd_spec *spec, const char *path, cw_error
             rc = cw_error_set(err, CW_EUSAGE, "%s'%s' must be a scalar", source, key);
             goto done;
         }
-        rc = set_value(o,
+        rc = set_value(spec, k,
                        json_object_is_type(val, json_type_null) ? "" : json_object_get_string(val),
                        source_name, err);
         if (rc != CW_OK)
             goto done;
         if (spec->origin)
-            spec->origin[o - spec->opts] = CW_OPT_FROM_CONFIG;
+            spec->origin[k] = CW_OPT_FROM_CONFIG;
     }
 done:
     cw_yaml_docs_free(&docs);
@@ -319,11 +354,11 @@ static int flag_pass(const cw_cmd_spec *spec, int argc, char **argv, const struc
             continue;
         }
         if (o->type == CW_OPT_LIST && from_flag[idx] == 1) {
-            clear_list(o); /* flags replace what the environment or the file listed */
+            clear_list(spec, idx); /* flags replace what the environment or the file listed */
             from_flag[idx] = 2;
         }
         const char *v = optarg ? optarg : o->type == CW_OPT_BOOL ? "true" : "";
-        int rc = set_value(o, v, NULL, err);
+        int rc = set_value(spec, idx, v, NULL, err);
         if (rc != CW_OK)
             return rc;
     }
@@ -372,6 +407,11 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
         rc = cw_error_oom(err);
         goto done;
     }
+    for (size_t i = 0; i < spec->nopts; i++)
+        if (!cw_opts_value(spec, i)) {
+            rc = no_base(&spec->opts[i], err);
+            goto done;
+        }
     /* 0. which flags are given (and whether they are flags at all) */
     if ((rc = flag_pass(spec, argc, argv, longs, cw_buf_str(&shorts), 0, from_flag, err)) == 1) {
         cw_opts_help(spec, out ? out : stdout);
@@ -383,7 +423,7 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
     /* 1. defaults */
     for (size_t i = 0; i < spec->nopts; i++) {
         const cw_opt *o = &spec->opts[i];
-        if (o->def && (rc = set_value(o, o->def, "default", err)) != CW_OK)
+        if (o->def && (rc = set_value(spec, i, o->def, "default", err)) != CW_OK)
             goto done;
         if (spec->origin)
             spec->origin[i] = CW_OPT_FROM_DEFAULT;
@@ -417,10 +457,10 @@ int cw_opts_parse(const cw_cmd_spec *spec, int argc, char **argv, cw_strlist *ar
         const char *v = getenv(name);
         if (!v)
             continue;
-        clear_list(o);
+        clear_list(spec, i);
         char source[160];
         snprintf(source, sizeof(source), "environment variable %s", name);
-        if ((rc = set_value(o, v, source, err)) != CW_OK)
+        if ((rc = set_value(spec, i, v, source, err)) != CW_OK)
             goto done;
         if (spec->origin)
             spec->origin[i] = CW_OPT_FROM_ENV;
@@ -516,12 +556,14 @@ void cw_opts_free(const cw_cmd_spec *spec)
 {
     for (size_t i = 0; i < spec->nopts; i++) {
         const cw_opt *o = &spec->opts[i];
+        void *t = cw_opts_value(spec, i);
+        if (!t)
+            continue; /* a row whose base a failed start never gave */
         if (o->type == CW_OPT_STRING || o->type == CW_OPT_ENUM) {
-            char **t = o->target;
-            free(*t);
-            *t = NULL;
+            free(*(char **)t);
+            *(char **)t = NULL;
         } else if (o->type == CW_OPT_LIST) {
-            cw_strlist_free(o->target);
+            cw_strlist_free(t);
         }
     }
 }

@@ -87,39 +87,62 @@ int cw_reconcilers_select(const cw_reconciler_ops *const *all, const char *spec,
     return CW_OK;
 }
 
-int cw_reconcilers_opts(const cw_reconciler_ops *const *all, cw_opt *out, size_t cap, size_t *n,
-                        cw_error *err)
+int cw_reconciler_configs_init(cw_reconciler_configs *c, const cw_reconciler_ops *const *all,
+                               cw_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    if (!(c->shared = calloc(1, cw_ctrl_flags_size)))
+        return cw_error_oom(err);
+    for (size_t i = 0; all[i] && i < CW_RECONCILERS_MAX; i++)
+        if (all[i]->config_size && !(c->cfgs[i] = calloc(1, all[i]->config_size))) {
+            cw_reconciler_configs_free(c);
+            return cw_error_oom(err);
+        }
+    return CW_OK;
+}
+
+void cw_reconciler_configs_free(cw_reconciler_configs *c)
+{
+    free(c->shared);
+    for (size_t i = 0; i < CW_RECONCILERS_MAX; i++)
+        free(c->cfgs[i]);
+    memset(c, 0, sizeof(*c));
+}
+
+int cw_reconcilers_opts(const cw_reconciler_ops *const *all, cw_reconciler_configs *c, cw_opt *out,
+                        void **bases, size_t cap, size_t *n, cw_error *err)
 {
     int rc = CW_OK;
-    for (size_t r = 0; rc == CW_OK && all[r]; r++)
-        rc = cw_opts_append(out, cap, n, all[r]->opts, all[r]->nopts, err);
+    for (size_t r = 0; rc == CW_OK && all[r] && r < CW_RECONCILERS_MAX; r++) {
+        void *at[] = {[CW_RECONCILER_AT_CONFIG - 1] = c->cfgs[r],
+                      [CW_RECONCILER_AT_SHARED - 1] = c->shared};
+        rc = cw_opts_append_at(out, bases, cap, n, all[r]->opts, all[r]->nopts, at, 2, err);
+    }
     return rc;
 }
 
-int cw_reconcilers_configure(const cw_reconciler_ops *const *all, void **cfgs, cw_error *err)
+/* config_fini of the first n reconcilers of all. */
+static void fini_first(const cw_reconciler_ops *const *all, cw_reconciler_configs *c, size_t n)
 {
-    for (size_t i = 0; i < CW_RECONCILERS_MAX; i++)
-        cfgs[i] = NULL;
+    for (size_t i = 0; i < n && all[i] && i < CW_RECONCILERS_MAX; i++)
+        if (c->cfgs[i] && all[i]->config_fini)
+            all[i]->config_fini(c->cfgs[i]);
+}
+
+int cw_reconcilers_configure(const cw_reconciler_ops *const *all, cw_reconciler_configs *c,
+                             cw_error *err)
+{
     for (size_t i = 0; all[i] && i < CW_RECONCILERS_MAX; i++) {
-        int rc = CW_OK;
-        if (all[i]->config_size && !(cfgs[i] = calloc(1, all[i]->config_size)))
-            rc = cw_error_oom(err);
-        else if (all[i]->config_init)
-            rc = all[i]->config_init(cfgs[i], err);
+        int rc = all[i]->config_init ? all[i]->config_init(c->cfgs[i], c->shared, err) : CW_OK;
         if (rc != CW_OK) {
-            cw_reconcilers_unconfigure(all, cfgs);
+            fini_first(all, c, i + 1);
             return rc;
         }
     }
     return CW_OK;
 }
 
-void cw_reconcilers_unconfigure(const cw_reconciler_ops *const *all, void **cfgs)
+void cw_reconcilers_unconfigure(const cw_reconciler_ops *const *all, cw_reconciler_configs *c)
 {
-    for (size_t i = 0; all[i] && i < CW_RECONCILERS_MAX; i++) {
-        if (cfgs[i] && all[i]->config_fini)
-            all[i]->config_fini(cfgs[i]);
-        free(cfgs[i]);
-        cfgs[i] = NULL;
-    }
+    fini_first(all, c, CW_RECONCILERS_MAX);
 }

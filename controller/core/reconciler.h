@@ -5,7 +5,9 @@
  *
  * A descriptor says, top to bottom:
  *   who it is       name, summary, whether it runs by default, what its keys name;
- *   its flags       option rows (lib/opts.h) and the config parsed from them once at start-up;
+ *   its flags       option rows (lib/opts.h) whose values are members of its config (or of the
+ *                   flags several reconcilers read), and what config_init derives from them once
+ *                   at start-up;
  *   what it reads   its informers (a table: resource, scope, selectors, transform, index,
  *                   handler). A row is a sink of the process's one informer for its resource,
  *                   namespace and selectors (controller/core/informer.h), shared with every
@@ -27,6 +29,16 @@
 #include "lib/opts.h"
 
 typedef struct cw_shell cw_shell;
+
+/* The flags several reconcilers read: one struct (controller/flags.h; cw_ctrl_flags_size bytes)
+ * that the controller command owns and every config_init is handed. The core makes it and gives
+ * it to the option rows, and never reads it. */
+typedef struct cw_ctrl_flags cw_ctrl_flags;
+extern const size_t cw_ctrl_flags_size;
+
+/* The bases of a reconciler's option rows (lib/opts.h CW_OPT_IN): its own flags are members of its
+ * config (CW_OPT_STR_AT and the other _AT rows are there), the shared ones of cw_ctrl_flags. */
+enum { CW_RECONCILER_AT_CONFIG = 1, CW_RECONCILER_AT_SHARED = 2 };
 
 /* What every reconciler's config begins with (first in the struct its config_init fills). */
 typedef struct cw_reconciler_config {
@@ -90,16 +102,19 @@ typedef struct cw_reconciler_ops {
     const char *verbs;   /* its write verbs, for the writes metric's help */
 
     /* ---- its flags ---- */
-    /* Option rows (lib/opts.h). A flag two reconcilers read is the same row (name and target) in
-     * both; cmd/controller.c collects every reconciler's rows, each flag once. */
+    /* Option rows (lib/opts.h), each a member of its config (CW_RECONCILER_AT_CONFIG) or of the
+     * shared flags (CW_RECONCILER_AT_SHARED). A flag two reconcilers read is the same row (name
+     * and member of cw_ctrl_flags) in both; cmd/controller.c collects every reconciler's rows,
+     * each flag once. */
     const cw_opt *opts;
     size_t nopts;
     /* Its config: config_size zeroed bytes (a struct beginning with a cw_reconciler_config) that
-     * config_init fills from the flags, once at start-up for every reconciler (enabled or not, so
-     * a bad flag is a usage error whatever runs): CW_EUSAGE or CW_EINVAL naming the flag.
+     * the flags are parsed into; config_init then derives and checks what the reconciler reads
+     * from them and from the shared flags, once at start-up for every reconciler (enabled or
+     * not, so a bad flag is a usage error whatever runs): CW_EUSAGE or CW_EINVAL naming the flag.
      * config_fini (may be NULL) frees what init made, also after a failed init. */
     size_t config_size;
-    int (*config_init)(void *cfg, cw_error *err);
+    int (*config_init)(void *cfg, const cw_ctrl_flags *shared, cw_error *err);
     void (*config_fini)(void *cfg);
 
     /* ---- what it reads ---- */
@@ -152,13 +167,26 @@ int cw_reconcilers_select(const cw_reconciler_ops *const *all, const char *spec,
 void cw_reconcilers_names(const cw_reconciler_ops *const *all, char *buf, size_t len,
                           int defaults_only);
 
-/* Every reconciler's option rows appended to out (cw_opts_append: room for cap, *n there). */
-int cw_reconcilers_opts(const cw_reconciler_ops *const *all, cw_opt *out, size_t cap, size_t *n,
-                        cw_error *err) CW_MUST_CHECK;
-/* Every reconciler's config, into cfgs (room for CW_RECONCILERS_MAX, NULL where none); on
- * failure the ones made are freed. */
-int cw_reconcilers_configure(const cw_reconciler_ops *const *all, void **cfgs,
+/* What the controller's flags are parsed into, made before they are: every reconciler of `all`'s
+ * config (config_size zeroed bytes; NULL where none), and the flags several read. _free after
+ * cw_opts_free (which frees the strings and lists the parser put in them). */
+typedef struct cw_reconciler_configs {
+    cw_ctrl_flags *shared;
+    void *cfgs[CW_RECONCILERS_MAX]; /* per entry of all */
+} cw_reconciler_configs;
+
+int cw_reconciler_configs_init(cw_reconciler_configs *c, const cw_reconciler_ops *const *all,
+                               cw_error *err) CW_MUST_CHECK;
+void cw_reconciler_configs_free(cw_reconciler_configs *c);
+
+/* Every reconciler's option rows appended to out and their bases to bases (cw_opts_append_at: room
+ * for cap, *n there), each into its config in c or c->shared. */
+int cw_reconcilers_opts(const cw_reconciler_ops *const *all, cw_reconciler_configs *c, cw_opt *out,
+                        void **bases, size_t cap, size_t *n, cw_error *err) CW_MUST_CHECK;
+/* Every reconciler's config_init once the flags are parsed; on failure the ones made are undone.
+ * unconfigure: every config_fini. */
+int cw_reconcilers_configure(const cw_reconciler_ops *const *all, cw_reconciler_configs *c,
                              cw_error *err) CW_MUST_CHECK;
-void cw_reconcilers_unconfigure(const cw_reconciler_ops *const *all, void **cfgs);
+void cw_reconcilers_unconfigure(const cw_reconciler_ops *const *all, cw_reconciler_configs *c);
 
 #endif

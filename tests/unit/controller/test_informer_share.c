@@ -152,18 +152,35 @@ static const struct {
 };
 
 /* The flags as cmd/controller.c parses them, into every reconciler's config. */
-static void configure(void **configs)
+typedef struct parsed {
+    cw_opt rows[128];
+    void *bases[128];
+    cw_cmd_spec spec;
+    cw_reconciler_configs configs;
+} parsed;
+
+static void configure(parsed *p)
 {
-    cw_opt all[128];
     size_t n = 0;
     cw_error err;
     char *argv[] = {"controller", "--namespace=velero", "--longhorn-namespace=" LH,
                     "--oadp-namespace=velero", NULL};
-    assert_int_equal(cw_reconcilers_opts(cw_reconcilers, all, N(all), &n, &err), CW_OK);
-    cw_cmd_spec spec = {.name = "controller", .opts = all, .nopts = n, .max_args = 0};
-    assert_int_equal(cw_opts_parse(&spec, 4, argv, NULL, stdout, &err), CW_OK);
-    if (cw_reconcilers_configure(cw_reconcilers, configs, &err) != CW_OK)
+    assert_int_equal(cw_reconciler_configs_init(&p->configs, cw_reconcilers, &err), CW_OK);
+    assert_int_equal(
+        cw_reconcilers_opts(cw_reconcilers, &p->configs, p->rows, p->bases, N(p->rows), &n, &err),
+        CW_OK);
+    p->spec = (cw_cmd_spec){
+        .name = "controller", .opts = p->rows, .nopts = n, .bases = p->bases, .max_args = 0};
+    assert_int_equal(cw_opts_parse(&p->spec, 4, argv, NULL, stdout, &err), CW_OK);
+    if (cw_reconcilers_configure(cw_reconcilers, &p->configs, &err) != CW_OK)
         fail_msg("configure: %s", err.message);
+}
+
+static void unconfigure(parsed *p)
+{
+    cw_reconcilers_unconfigure(cw_reconcilers, &p->configs);
+    cw_opts_free(&p->spec);
+    cw_reconciler_configs_free(&p->configs);
 }
 
 static cw_kube_client *server(void)
@@ -203,14 +220,15 @@ static size_t series_of(cw_ctrl *c, const char *family, int *dup)
 static void reconciler_sets_share_informers(void **state)
 {
     (void)state;
-    void *configs[CW_RECONCILERS_MAX] = {0};
+    parsed p;
     cw_kube_client *kube = server();
     cw_log_configure(CW_LOG_OFF, CW_LOG_TEXT, stderr);
-    configure(configs);
+    configure(&p);
     for (size_t i = 0; i < N(sets); i++) {
         cw_ctrl c;
         cw_error err;
-        cw_ctrl_config cfg = {.kube = kube, .controllers = sets[i].controllers, .configs = configs};
+        cw_ctrl_config cfg = {
+            .kube = kube, .controllers = sets[i].controllers, .configs = p.configs.cfgs};
         if (cw_ctrl_init(&c, &cfg, &err) != CW_OK)
             fail_msg("%s: %s", sets[i].controllers, err.message);
         char *got = informers_of(&c), *want = sorted(sets[i].want);
@@ -230,7 +248,7 @@ static void reconciler_sets_share_informers(void **state)
         assert_false(dup);
         cw_ctrl_free(&c);
     }
-    cw_reconcilers_unconfigure(cw_reconcilers, configs);
+    unconfigure(&p);
     cw_kube_client_free(kube);
     cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
 }
@@ -240,13 +258,13 @@ static void reconciler_sets_share_informers(void **state)
 static void every_row_hears_each_change(void **state)
 {
     (void)state;
-    void *configs[CW_RECONCILERS_MAX] = {0};
+    parsed p;
     cw_kube_client *kube = server();
     cw_ctrl c;
     cw_error err;
     cw_log_configure(CW_LOG_OFF, CW_LOG_TEXT, stderr);
-    configure(configs);
-    cw_ctrl_config cfg = {.kube = kube, .configs = configs};
+    configure(&p);
+    cw_ctrl_config cfg = {.kube = kube, .configs = p.configs.cfgs};
     assert_int_equal(cw_ctrl_init(&c, &cfg, &err), CW_OK);
     cw_informer *rjs = cw_shell_informer(cw_ctrl_slot_named(&c, "recurringjob")->shell, 0);
     assert_int_equal(cw_informer_relist(rjs, &err), CW_OK);
@@ -281,7 +299,7 @@ static void every_row_hears_each_change(void **state)
                      CW_OK);
     json_object_put(copy);
     cw_ctrl_free(&c);
-    cw_reconcilers_unconfigure(cw_reconcilers, configs);
+    unconfigure(&p);
     cw_kube_client_free(kube);
     cw_log_configure(CW_LOG_INFO, CW_LOG_TEXT, stderr);
 }

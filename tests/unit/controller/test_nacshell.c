@@ -70,6 +70,9 @@ static const char *const answers[] = {
     GET_VELERO VELERO("bank"),
 };
 
+/* The shared flags as parsed: the OADP namespace. */
+static const cw_ctrl_flags adp = {.oadp_namespace = "openshift-adp"};
+
 static void every_answer_of_the_api(void **state)
 {
     (void)state;
@@ -77,8 +80,7 @@ static void every_answer_of_the_api(void **state)
     cw_nonadmin_config cfg = {0};
     cw_error err;
     cw_error_init(&err);
-    cw_ctrl_flag.oadp_namespace = "openshift-adp"; /* the config from the flags, as parsed */
-    assert_int_equal(cw_nonadminbackup_reconciler.config_init(&cfg, &err), CW_OK);
+    assert_int_equal(cw_nonadminbackup_reconciler.config_init(&cfg, &adp, &err), CW_OK);
     shell_start(&f, &cw_nonadminbackup_reconciler, &cfg, answers, N(answers));
     shell_reconcile(&f, "shop/daily", "new", -1, 0, 1, "first sight: phase New");
     shell_reconcile(&f, "shop/daily", "conflict", 1000, 0, 1, "409: decided again");
@@ -153,8 +155,7 @@ static void a_refused_create(void **state)
     cw_nonadmin_config cfg = {0};
     cw_error err;
     cw_error_init(&err);
-    cw_ctrl_flag.oadp_namespace = "openshift-adp";
-    assert_int_equal(cw_nonadminbackup_reconciler.config_init(&cfg, &err), CW_OK);
+    assert_int_equal(cw_nonadminbackup_reconciler.config_init(&cfg, &adp, &err), CW_OK);
     shell_start(&f, &cw_nonadminbackup_reconciler, &cfg, refused_answers, N(refused_answers));
     shell_reconcile(&f, "shop/ready", "refused", -1, 0, 3, "422: BackingOff, not retried");
     json_object *st = sent_status(&f, 4);
@@ -252,13 +253,20 @@ static const char *const restore_answers[] = {
     RSTATUS_PUT("upper") "200 {}",
 };
 
-/* The descriptor's rows parsed from argv as `cronwarden controller` parses them. */
-static int parse_flags(const cw_reconciler_ops *r, cw_cmd_spec *spec, char **argv, int argc,
-                       cw_error *err)
+/* The descriptor's rows parsed from argv into cfg and the shared flags as `cronwarden controller`
+ * parses them. */
+static cw_opt rows[16];
+static void *bases[16];
+static cw_ctrl_flags flags;
+
+static int parse_flags(const cw_reconciler_ops *r, void *cfg, cw_cmd_spec *spec, char **argv,
+                       int argc, cw_error *err)
 {
-    *spec = (cw_cmd_spec){.name = "controller", .opts = r->opts, .nopts = r->nopts};
-    cw_ctrl_flag.oadp_namespace = NULL; /* a literal an earlier test set: not the parser's */
-    return cw_opts_parse(spec, argc, argv, NULL, stdout, err);
+    void *at[] = {[CW_RECONCILER_AT_CONFIG - 1] = cfg, [CW_RECONCILER_AT_SHARED - 1] = &flags};
+    size_t n = 0;
+    int rc = cw_opts_append_at(rows, bases, N(rows), &n, r->opts, r->nopts, at, 2, err);
+    *spec = (cw_cmd_spec){.name = "controller", .opts = rows, .nopts = n, .bases = bases};
+    return rc != CW_OK ? rc : cw_opts_parse(spec, argc, argv, NULL, stdout, err);
 }
 
 static void restores_with_the_administrators_flags(void **state)
@@ -271,8 +279,9 @@ static void restores_with_the_administrators_flags(void **state)
     cw_error_init(&err);
     char *argv[] = {"controller", "--allow-restore-init-hooks", "--allowed-resource-policies",
                     "restore-modifiers", NULL};
-    assert_int_equal(parse_flags(&cw_nonadminrestore_reconciler, &spec, argv, 4, &err), CW_OK);
-    assert_int_equal(cw_nonadminrestore_reconciler.config_init(&cfg, &err), CW_OK);
+    assert_int_equal(parse_flags(&cw_nonadminrestore_reconciler, &cfg, &spec, argv, 4, &err),
+                     CW_OK);
+    assert_int_equal(cw_nonadminrestore_reconciler.config_init(&cfg, &flags, &err), CW_OK);
     assert_true(cfg.policy.allow_restore_init_hooks);
     assert_true(cw_strlist_contains(cfg.policy.allowed_resource_policies, "restore-modifiers"));
     shell_start(&f, &cw_nonadminrestore_reconciler, &cfg, restore_answers, N(restore_answers));
@@ -327,8 +336,8 @@ static void restores_with_the_administrators_flags(void **state)
     /* A name that is no ConfigMap's: a usage error naming the flag. */
     char *bad[] = {"controller", "--allowed-resource-policies", "Skip_Volumes", NULL};
     memset(&cfg, 0, sizeof(cfg));
-    assert_int_equal(parse_flags(&cw_nonadminbackup_reconciler, &spec, bad, 3, &err), CW_OK);
-    assert_int_equal(cw_nonadminbackup_reconciler.config_init(&cfg, &err), CW_EUSAGE);
+    assert_int_equal(parse_flags(&cw_nonadminbackup_reconciler, &cfg, &spec, bad, 3, &err), CW_OK);
+    assert_int_equal(cw_nonadminbackup_reconciler.config_init(&cfg, &flags, &err), CW_EUSAGE);
     assert_string_equal(err.message,
                         "--allowed-resource-policies: \"Skip_Volumes\" is not a ConfigMap name: a "
                         "lowercase RFC 1123 subdomain must consist of lower case alphanumeric "

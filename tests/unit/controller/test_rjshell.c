@@ -99,8 +99,9 @@ static void every_answer_of_the_api(void **state)
     cw_recurringjob_config cfg = {0};
     cw_error err;
     cw_error_init(&err);
-    cw_ctrl_flag.longhorn_namespace = "longhorn-system"; /* the config from the flags, as parsed */
-    assert_int_equal(cw_recurringjob_reconciler.config_init(&cfg, &err), CW_OK);
+    /* the config from the flags, as parsed */
+    static const cw_ctrl_flags flags = {.longhorn_namespace = "longhorn-system"};
+    assert_int_equal(cw_recurringjob_reconciler.config_init(&cfg, &flags, &err), CW_OK);
     shell_start(&f, &cw_recurringjob_reconciler, &cfg, answers, N(answers));
     const char *key = "longhorn-system/hourly";
     shell_reconcile(&f, key, "created", -1, 0, 1, "no CronJob: created");
@@ -155,9 +156,9 @@ static void start(shell_fixture *f, cw_recurringjob_config *cfg, const char *ver
     cw_error err;
     cw_error_init(&err);
     memset(cfg, 0, sizeof(*cfg));
-    cw_ctrl_flag.longhorn_namespace = "longhorn-system";
-    cw_ctrl_flag.longhorn_version = (char *)version;
-    assert_int_equal(cw_recurringjob_reconciler.config_init(cfg, &err), CW_OK);
+    cw_ctrl_flags flags = {.longhorn_namespace = "longhorn-system",
+                           .longhorn_version = (char *)version};
+    assert_int_equal(cw_recurringjob_reconciler.config_init(cfg, &flags, &err), CW_OK);
     cfg->image = "longhornio/longhorn-manager:v1.2.6"; /* --job-image */
     shell_start(f, &cw_recurringjob_reconciler, cfg, lines, n);
 }
@@ -316,8 +317,8 @@ static void the_flag_forces_a_version(void **state)
     for (size_t i = 0; i < N(bad); i++) {
         memset(&cfg, 0, sizeof(cfg));
         cw_error_init(&err);
-        cw_ctrl_flag.longhorn_version = (char *)bad[i].value;
-        assert_int_equal(cw_recurringjob_reconciler.config_init(&cfg, &err), CW_EUSAGE);
+        cw_ctrl_flags flags = {.longhorn_version = (char *)bad[i].value};
+        assert_int_equal(cw_recurringjob_reconciler.config_init(&cfg, &flags, &err), CW_EUSAGE);
         assert_string_equal(err.message, bad[i].message);
         cw_ctrl_policy_config_fini(&cfg);
     }

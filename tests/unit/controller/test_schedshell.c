@@ -55,8 +55,8 @@ static void every_answer_of_the_api(void **state)
     cw_schedule_config cfg = {0};
     cw_error err;
     cw_error_init(&err);
-    cw_ctrl_flag.namespace = "velero"; /* the config from the flags, as parsed */
-    assert_int_equal(cw_schedule_reconciler.config_init(&cfg, &err), CW_OK);
+    static const cw_ctrl_flags flags = {.namespace = "velero"}; /* as parsed */
+    assert_int_equal(cw_schedule_reconciler.config_init(&cfg, &flags, &err), CW_OK);
     shell_start(&f, &cw_schedule_reconciler, &cfg, answers, N(answers));
     shell_reconcile(&f, "velero/nightly", "submitted", NEXT_RUN_MS, 0, 2,
                     "due: Backup, then status");

@@ -139,10 +139,11 @@ static void start(shell_fixture *f, cw_schedulehealth_config *cfg, const char *c
 {
     cw_error err;
     cw_error_init(&err);
-    cw_ctrl_flag.longhorn_namespace = "longhorn-system"; /* the config from the flags, as parsed */
-    cw_ctrl_flag.namespace = "velero";
+    /* the config from the flags, as parsed */
+    static const cw_ctrl_flags flags = {.longhorn_namespace = "longhorn-system",
+                                        .namespace = "velero"};
     memset(cfg, 0, sizeof(*cfg));
-    assert_int_equal(cw_schedulehealth_reconciler.config_init(cfg, &err), CW_OK);
+    assert_int_equal(cw_schedulehealth_reconciler.config_init(cfg, &flags, &err), CW_OK);
     shell_start(f, &cw_schedulehealth_reconciler, cfg, a, n);
     char why[256];
     assert_int_equal(cw_shell_synced(f->shell, why, sizeof(why)), 1);

@@ -66,11 +66,13 @@ static const char *const answers[] = {
  * --longhorn-version auto), the shell started on the script. */
 static void start(shell_fixture *f, cw_volume_config *cfg, const char *const *lines, size_t n)
 {
+    static const cw_ctrl_flags flags; /* no --max-retain: the policy's */
     cw_error err;
     cw_error_init(&err);
     memset(cfg, 0, sizeof(*cfg));
     assert_int_equal(
-        cw_ctrl_policy_config_init(cfg, "--longhorn-namespace", "longhorn-system", 0, &err), CW_OK);
+        cw_ctrl_policy_config_init(cfg, &flags, "--longhorn-namespace", "longhorn-system", 0, &err),
+        CW_OK);
     cfg->decide = (cw_volctl_config){
         .policy = &cfg->base.policy, .scheme = CW_NAMES_LONGHORN, .namespace = "longhorn-system"};
     assert_int_equal(cw_lh_parse_version_flag("auto", &cfg->longhorn, &err), CW_OK);
