@@ -82,7 +82,6 @@ typedef struct sh_state {
     cw_health model;
     int model_ok;
     cw_strmap memory;     /* reconcile key -> cw_shctl_memory * */
-    cw_strmap labels;     /* "<ns>/<velero.io/schedule-name value>" -> the Schedule's name */
     cw_strlist volume_ns; /* namespaces with volume series */
     cw_metric *g[CW_SHCTL_GAUGES], *missed, *unprotected, *stale;
 } sh_state;
@@ -117,7 +116,6 @@ static void fini(void *p)
     if (st->model_ok)
         cw_health_free(&st->model);
     cw_strmap_free(&st->memory, free);
-    cw_strmap_free(&st->labels, free);
     cw_strlist_free(&st->volume_ns);
     pthread_mutex_destroy(&st->mu);
     free(st);
@@ -131,7 +129,6 @@ static int init(cw_shell *s, void **state, cw_error *err)
         return cw_error_oom(err);
     pthread_mutex_init(&st->mu, NULL);
     cw_strmap_init(&st->memory);
-    cw_strmap_init(&st->labels);
     cw_strlist_init(&st->volume_ns);
     int rc = cw_health_init(&st->model, &cfg->health, err);
     st->model_ok = rc == CW_OK;
@@ -155,22 +152,6 @@ static const cw_kind_id kind_of[] = {
     [CW_SH_BACKUPS] = CW_KIND_BACKUP,
 };
 
-/* A Velero Schedule's label value, for its Backups to find it (long names are hashed). Called
- * with the lock held. */
-static void remember_label(sh_state *st, const char *ns, const char *name, int forget)
-{
-    char label[CW_SCHEDULE_LABEL_MAX + 1], key[CW_CTRL_KEY_MAX];
-    cw_schedule_label_value(name, label, sizeof(label));
-    if (!strcmp(label, name))
-        return;
-    snprintf(key, sizeof(key), "%s/%s", ns, label);
-    char *copy = forget ? NULL : strdup(name);
-    void *old = forget ? cw_strmap_del_s(&st->labels, key) : NULL;
-    if (copy && cw_strmap_set_s(&st->labels, key, copy, &old) != CW_OK)
-        free(copy);
-    free(old);
-}
-
 /* An object into the model as it came (borrowed: what the informer lends a store-less row, given
  * back unchanged). Items of a LIST may come without apiVersion and kind, which the model reads. */
 static void feed(cw_shell *s, json_object *obj, size_t inf)
@@ -192,8 +173,6 @@ static void feed(cw_shell *s, json_object *obj, size_t inf)
         cw_log(CW_LOG_WARN, "cannot judge this object", CW_LS("controller", s->r->name),
                CW_LS("object", name ? name : ""), CW_LS("namespace", ns ? ns : ""),
                CW_LS("error", err.message));
-    if (inf == CW_SH_SCHEDULES && ns && name)
-        remember_label(st, ns, name, 0);
     pthread_mutex_unlock(&st->mu);
     if (add_api)
         json_object_object_del(obj, "apiVersion");
@@ -205,16 +184,14 @@ static void feed(cw_shell *s, json_object *obj, size_t inf)
 static int owner_key(sh_state *st, size_t inf, const char *ns, const char *name, char *out,
                      size_t len)
 {
-    char owner[CW_CTRL_KEY_MAX], rk[2 * CW_CTRL_KEY_MAX];
+    char owner[CW_CTRL_KEY_MAX];
     if (!cw_health_run_owner(&st->model,
                              inf == CW_SH_JOBS ? CW_HEALTH_RUN_JOB : CW_HEALTH_RUN_BACKUP, ns, name,
                              owner, sizeof(owner)))
         return 0;
-    if (inf == CW_SH_JOBS) /* its CronJob, named as its RecurringJob */
-        return snprintf(out, len, "RecurringJob/%s/%s", ns, owner) < (int)len;
-    snprintf(rk, sizeof(rk), "%s/%s", ns, owner);
-    const char *sched = cw_strmap_get_s(&st->labels, rk);
-    return snprintf(out, len, "Schedule/%s/%s", ns, sched ? sched : owner) < (int)len;
+    /* a Job: its CronJob, named as its RecurringJob; a Backup: its Schedule, the model says */
+    return snprintf(out, len, "%s/%s/%s", inf == CW_SH_JOBS ? "RecurringJob" : "Schedule", ns,
+                    owner) < (int)len;
 }
 
 /* A change: a deletion leaves the model; the schedule (or the volume counts) it concerns is
@@ -239,8 +216,6 @@ static void changed(cw_shell *s, size_t inf, cw_informer_op op, const char *key)
     if (op == CW_INFORMER_DELETE) {
         cw_health_remove(&st->model, cw_kinds[kind_of[inf]].group, cw_kinds[kind_of[inf]].kind, ns,
                          name);
-        if (inf == CW_SH_SCHEDULES)
-            remember_label(st, ns, name, 1);
     }
     pthread_mutex_unlock(&st->mu);
     if (*wake)

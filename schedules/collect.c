@@ -59,6 +59,7 @@ int cw_health_init(cw_health *h, const cw_health_config *cfg, cw_error *err)
     cw_strmap_init(&h->cronjobs);
     cw_strmap_init(&h->runs);
     cw_strmap_init(&h->run_of);
+    cw_strmap_init(&h->labels);
     cw_strmap_init(&h->volumes);
     cw_strmap_init(&h->backups);
     cw_strmap_init(&h->sigs);
@@ -94,6 +95,7 @@ void cw_health_free(cw_health *h)
     cw_strmap_free(&h->cronjobs, free_cronjob);
     cw_strmap_free(&h->runs, free_group);
     cw_strmap_free(&h->run_of, free);
+    cw_strmap_free(&h->labels, free);
     cw_strmap_free(&h->backups, free_backup);
     cw_strmap_free(&h->sigs, NULL);
     memset(h, 0, sizeof(*h));
@@ -229,6 +231,30 @@ done:
 
 const char *const cw_health_unread[] = {"spec.template.spec", "spec.jobTemplate", NULL};
 
+/* Remembers (or, forget, forgets) which Schedule a hashed velero.io/schedule-name value stands
+ * for: its Backups carry the value, not the name. Names short enough to be their own value need
+ * no entry. CW_ENOMEM. */
+static int schedule_label(cw_health *h, const char *ns, const char *schedule, int forget)
+{
+    char label[CW_SCHEDULE_LABEL_MAX + 1];
+    cw_buf key;
+    cw_schedule_label_value(schedule, label, sizeof(label));
+    if (!strcmp(label, schedule))
+        return CW_OK;
+    cw_buf_init(&key);
+    int rc = keyf(&key, "", ns, label);
+    if (rc == CW_OK && forget)
+        free(cw_strmap_del_s(&h->labels, cw_buf_str(&key)));
+    else if (rc == CW_OK) {
+        char *copy = strdup(schedule);
+        void *old = NULL;
+        rc = copy ? cw_strmap_set_s(&h->labels, cw_buf_str(&key), copy, &old) : CW_ENOMEM;
+        free(rc == CW_OK ? old : copy);
+    }
+    cw_buf_free(&key);
+    return rc;
+}
+
 int cw_health_add(cw_health *h, json_object *obj, const char *source, cw_error *err)
 {
     const char *kind = cw_json_path_string(obj, "kind");
@@ -245,8 +271,12 @@ int cw_health_add(cw_health *h, json_object *obj, const char *source, cw_error *
     switch (k ? k->id : CW_KIND_COUNT) {
     case CW_KIND_RECURRINGJOB:
         return add_sched(h, obj, CW_HEALTH_RECURRINGJOB, ns, name, source, err);
-    case CW_KIND_SCHEDULE:
-        return add_sched(h, obj, CW_HEALTH_SCHEDULE, ns, name, source, err);
+    case CW_KIND_SCHEDULE: {
+        int rc = add_sched(h, obj, CW_HEALTH_SCHEDULE, ns, name, source, err);
+        if (rc == CW_OK && schedule_label(h, ns, name, 0) != CW_OK)
+            rc = cw_error_oom(err);
+        return rc;
+    }
     case CW_KIND_CRONJOB:
         return add_cronjob(h, obj, ns, source, err);
     case CW_KIND_JOB:
@@ -283,6 +313,8 @@ void cw_health_remove(cw_health *h, const char *api, const char *kind, const cha
         goto done;
     if (id == CW_KIND_RECURRINGJOB || id == CW_KIND_SCHEDULE)
         free_sched(cw_strmap_del_s(&h->scheds, cw_buf_str(&key)));
+    if (id == CW_KIND_SCHEDULE)
+        (void)schedule_label(h, ns, name, 1); /* forgetting allocates nothing */
     else if (id == CW_KIND_JOB || id == CW_KIND_BACKUP)
         drop_run(h, cw_buf_str(&key));
     else if (*prefix)
@@ -346,7 +378,12 @@ int cw_health_run_owner(const cw_health *h, cw_health_run_kind kind, const char 
     const char *gk =
         keyf(&rk, prefix, ns, name) == CW_OK ? cw_strmap_get_s(&h->run_of, cw_buf_str(&rk)) : NULL;
     size_t skip = strlen(prefix) + strlen(ns) + 1; /* the group's key: "J/<ns>/<owner>" */
-    int found = gk && strlen(gk) > skip && snprintf(out, len, "%s", gk + skip) < (int)len;
+    const char *owner = gk && strlen(gk) > skip ? gk + skip : NULL;
+    if (owner && kind == CW_HEALTH_RUN_BACKUP) { /* a label value: the Schedule's name */
+        const char *sched = cw_strmap_get_s(&h->labels, gk + strlen(prefix));
+        owner = sched ? sched : owner;
+    }
+    int found = owner && snprintf(out, len, "%s", owner) < (int)len;
     cw_buf_free(&rk);
     return found;
 }

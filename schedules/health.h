@@ -236,6 +236,8 @@ typedef struct cw_health {
     cw_strmap cronjobs; /* "<ns>/<recurring job>" -> cronjob record */
     cw_strmap runs;     /* "J/<ns>/<cronjob>", "B/<ns>/<label value>" -> run group */
     cw_strmap run_of;   /* "J/<ns>/<job>", "B/<ns>/<backup>" -> the group's key (strdup) */
+    cw_strmap labels;   /* "<ns>/<label value>" -> name (strdup), of a Schedule whose
+                           velero.io/schedule-name value is not its name (a long one, hashed) */
     cw_strmap volumes;  /* "<ns>/<name>" -> volume record */
     cw_strmap backups;  /* "L/<ns>/<backup>", "V/<ns>/<backupvolume>" -> backup record */
     cw_strmap sigs;     /* interned selector signatures, counted */
@@ -271,8 +273,9 @@ void cw_health_remove(cw_health *h, const char *api, const char *kind, const cha
 int cw_health_eval_one(cw_health *h, cw_health_kind kind, const char *ns, const char *name,
                        int64_t now, cw_health_result *out, cw_error *err) CW_MUST_CHECK;
 /* Whose run a collected Job or Velero Backup is: its CronJob's name (a RecurringJob's CronJob has
- * the RecurringJob's name), or the Backup's velero.io/schedule-name value, into out. 0 when the
- * run was not collected or belongs to no schedule. */
+ * the RecurringJob's name), or the name of the Schedule whose velero.io/schedule-name value the
+ * Backup carries (that value itself when no collected Schedule has it), into out. 0 when the run
+ * was not collected or belongs to no schedule. */
 typedef enum { CW_HEALTH_RUN_JOB, CW_HEALTH_RUN_BACKUP } cw_health_run_kind;
 int cw_health_run_owner(const cw_health *h, cw_health_run_kind kind, const char *ns,
                         const char *name, char *out, size_t len);

@@ -163,6 +163,7 @@ void test_volumes(void **state);
 void test_count_missed(void **state);
 void test_one_schedule(void **state);
 void test_replace_remove(void **state);
+void test_run_owner(void **state);
 void test_runs(void **state);
 void test_run_times(void **state);
 

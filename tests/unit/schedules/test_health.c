@@ -511,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_count_missed),
         cmocka_unit_test(test_one_schedule),
         cmocka_unit_test(test_replace_remove),
+        cmocka_unit_test(test_run_owner),
         cmocka_unit_test(test_runs),
         cmocka_unit_test(test_run_times),
     };

@@ -192,6 +192,58 @@ void test_replace_remove(void **state)
     cw_health_free(&h);
 }
 
+/* Whose run a Job or Backup is, as a reconciler asks (cw_health_run_owner): a Velero Schedule's
+ * Backups carry its velero.io/schedule-name value, which Velero shortens for names over 63
+ * characters (velero/schedule.c); the model answers with the Schedule's name while it has it. */
+#define LONG_NAME  "a-very-long-schedule-name-that-goes-on-and-on-past-sixty-three-characters"
+#define LONG_LABEL "a-very-long-schedule-name-that-goes-on-and-on-past-sixty-f60479"
+void test_run_owner(void **state)
+{
+    static const char *const objects[] = {
+        RJ("backup-daily", "backup", "0 2 * * *", "['default']"),
+        JOB("backup-daily", "29924760", "2026-11-24T02:00:02Z", ACTIVE("2026-11-24T02:00:03Z")),
+        SCHED("nightly", "'schedule':'0 1 * * *'", "'phase':'Enabled'"),
+        BACKUP("nightly", "nightly-20261124010020", "2026-11-24T01:00:20Z",
+               COMPLETED("2026-11-24T01:00:21Z", "2026-11-24T01:10:21Z")),
+        SCHED(LONG_NAME, "'schedule':'0 3 * * *'", "'phase':'Enabled'"),
+        BACKUP(LONG_LABEL, "long-20261124030020", "2026-11-24T03:00:20Z",
+               COMPLETED("2026-11-24T03:00:21Z", "2026-11-24T03:10:21Z")),
+        BACKUP("gone", "gone-20261124030020", "2026-11-24T03:00:20Z",
+               COMPLETED("2026-11-24T03:00:21Z", "2026-11-24T03:10:21Z"))};
+    static const struct {
+        const char *step; /* "" or a Schedule removed before asking */
+        cw_health_run_kind kind;
+        const char *ns, *run, *owner; /* owner NULL: none */
+    } rows[] = {
+        {"", CW_HEALTH_RUN_JOB, "longhorn-system", "backup-daily-29924760", "backup-daily"},
+        {"", CW_HEALTH_RUN_BACKUP, "velero", "nightly-20261124010020", "nightly"},
+        {"", CW_HEALTH_RUN_BACKUP, "velero", "long-20261124030020", LONG_NAME},
+        {"", CW_HEALTH_RUN_BACKUP, "velero", "gone-20261124030020", "gone"}, /* no Schedule */
+        {"", CW_HEALTH_RUN_BACKUP, "velero", "unknown", NULL},
+        {"", CW_HEALTH_RUN_JOB, "velero", "nightly-20261124010020", NULL}, /* not a Job */
+        {LONG_NAME, CW_HEALTH_RUN_BACKUP, "velero", "long-20261124030020", LONG_LABEL},
+        {"", CW_HEALTH_RUN_BACKUP, "velero", "nightly-20261124010020", "nightly"},
+    };
+    cw_health_config cfg;
+    cw_health h;
+    cw_error err;
+    char out[128];
+    (void)state;
+    config(&cfg, NULL, 0, 0);
+    assert_int_equal(cw_health_init(&h, &cfg, &err), CW_OK);
+    load(&h, objects, N(objects));
+    for (size_t i = 0; i < N(rows); i++) {
+        if (*rows[i].step)
+            cw_health_remove(&h, "velero.io", "Schedule", "velero", rows[i].step);
+        int found =
+            cw_health_run_owner(&h, rows[i].kind, rows[i].ns, rows[i].run, out, sizeof(out));
+        assert_int_equal(found, rows[i].owner != NULL);
+        if (rows[i].owner)
+            assert_string_equal(out, rows[i].owner);
+    }
+    cw_health_free(&h);
+}
+
 /* The readers: a Job's outcome and fire time, a Backup's phase. */
 void test_runs(void **state)
 {
