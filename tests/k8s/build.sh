@@ -20,7 +20,7 @@ t0=$(date +%s)
 elapsed() { local s=$(( $(date +%s) - t0 )); printf '%dm%02ds' $((s / 60)) $((s % 60)); }
 
 # Bump when the recipe changes what the binaries do.
-RECIPE="r4 trimpath, version stamped, CGO off, helm beside the control plane, no DWARF"
+RECIPE="r3 trimpath, version stamped, CGO off, helm beside the control plane, no inlining outside std"
 
 case $what in
   control-plane | helm) mod=$here; label=kube-current ;;
@@ -93,11 +93,13 @@ stamp+=" -X helm.sh/helm/v4/internal/version.version=$helm_ver -X helm.sh/helm/v
 # The compiler's CPU is the largest part of a cold test run (tests/README.md, "Cold run"), so:
 # - linked without DWARF (-w), so none is made in the first place (-dwarf=false: about a tenth of
 #   the compiler's CPU; the binaries are the same);
-# - inlining stays: without it (-l, recipe r3) the compilers took 38.9 CPU-minutes instead of 40.3
-#   in a cold run, a saving that a few percent more CPU in the test clusters' processes (about 21
-#   CPU-minutes a run) takes back; and the binaries users run inline;
+# - no inlining outside the standard library (-l; the later std= pattern wins for std's packages,
+#   so the runtime, reflect and encoding/json keep theirs): this build's compilers took about 27
+#   CPU-minutes with it and about 42 without it in two cold runs of 2026-11-28 (tests/README.md,
+#   "Cold run"), for a few percent more CPU in the test clusters' processes; what the binaries do
+#   is the same;
 # - GOGC=400 for the compilers: fewer collections in short-lived processes with memory to spare.
-(cd "$mod" && GOGC=400 "$GO" build -trimpath -gcflags=all=-dwarf=false \
+(cd "$mod" && GOGC=400 "$GO" build -trimpath -gcflags='all=-dwarf=false -l' -gcflags=std=-dwarf=false \
    -ldflags "-s -w$stamp" -o "$out.tmp/" \
    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
    k8s.io/kubernetes/cmd/kubectl helm.sh/helm/v4/cmd/helm ./etcd) ||
