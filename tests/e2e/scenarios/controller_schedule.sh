@@ -195,6 +195,7 @@ wait_for 5 "held's second Backup, woken by the Backup's watch event" bash -c "[ 
 
 e2e_step "unpause with skipImmediately true: skipped, no catch-up; without: one catch-up run, not one per missed run"
 assert_ok kc patch schedules.velero.io -n "$NS" paused --type merge -p '{"spec":{"paused":false,"skipImmediately":true}}'
+unpaused=$(date -u +%Y%m%d%H%M%S) # fire times before it were missed while paused
 assert_ok kc patch schedules.velero.io -n "$NS" paused2 --type merge -p '{"spec":{"paused":false}}'
 wait_for 10 "paused's lastSkipped" bash -c "kc get schedules.velero.io -n $NS paused -o jsonpath='{.status.lastSkipped}' | grep -q ."
 wait_for 10 "paused2's catch-up Backup" bash -c "[ \"\$(kc get backups.velero.io -n $NS -l velero.io/schedule-name=paused2 -o name)\" != '' ]"
@@ -203,7 +204,10 @@ obj=$(sched paused)
 assert_json "$obj" .spec.skipImmediately false
 assert_eq 0 "$(backups_of paused | grep -c -- "-$(stamp "$C_paused" 5)\$" || true)" "paused ran its missed runs"
 sleep 3
-[ "$(count_of paused2)" -le 2 ] || e2e_fail "paused2 caught up several missed runs: $(backups_of paused2 | tr '\n' ' ')"
+# One Backup for all the runs missed while paused; the due runs after the unpause are its own
+# (every 5 s: under load more than one may come before this check).
+missed=$(backups_of paused2 | awk -F- -v t="$unpaused" '$NF < t' | grep -c . || true)
+[ "$missed" = 1 ] || e2e_fail "paused2 caught up $missed missed runs: $(backups_of paused2 | tr '\n' ' ') (unpaused at $unpaused)"
 
 e2e_step "graceful restart: the Lease is released at once, the next controller goes on"
 before=$(count_of plain)
