@@ -30,7 +30,10 @@ CWC_DEFAULT_USERS="migrator webhook controller nobody"
 CWC_DEFAULT_CONTROLLERS="garbagecollector,namespace,cronjob,job,serviceaccount-token"
 
 cwc_log() { printf 'cluster: %s\n' "$*" >&2; }
-cwc_now_ms() { local us=${EPOCHREALTIME//[!0-9]/}; echo $((us / 1000)); } # bash's clock, no `date`
+# Milliseconds since the epoch from bash's own clock ($EPOCHREALTIME), no `date` process: into
+# the variable VAR (cwc_ms VAR), or printed (cwc_now_ms).
+cwc_ms() { local us=${EPOCHREALTIME//[!0-9]/}; printf -v "$1" '%s' $((us / 1000)); }
+cwc_now_ms() { local ms; cwc_ms ms; echo "$ms"; }
 
 # The kube binaries of version $1 (current or 1.20): CW_K8S_BIN_DIR if set, else the cache that
 # tests/k8s/build.sh (current) or build-k8s.sh (1.20) fills and prints.

@@ -25,9 +25,7 @@ E2E_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 : "${CW_SOURCE_DIR:=$(cd "$E2E_LIB_DIR/../.." && pwd)}"
 export CW_SOURCE_DIR
 E2E_NAME=${E2E_NAME:-$(basename "$0" .sh)}
-# Milliseconds since the epoch from bash itself ($EPOCHREALTIME): no `date` process (thousands a run).
-e2e__ms() { local us=${EPOCHREALTIME//[!0-9]/}; printf -v "$1" '%s' $((us / 1000)); }
-e2e__ms E2E_T0
+cwc_ms E2E_T0 # cluster.sh's clock: no `date` process (thousands a run)
 E2E_DIR=""
 E2E_WATCHDOG=""
 E2E_CLEANUPS=()
@@ -40,7 +38,7 @@ if [ "${CW_E2E_ASAN:-0}" = 1 ] && [ -n "${CW_E2E_ASAN_BINARY:-}" ]; then
   export CW_BINARY
 fi
 
-e2e__stamp() { local ms; e2e__ms ms; ms=$((ms - E2E_T0)); printf '%d.%03ds' $((ms / 1000)) $((ms % 1000)); }
+e2e__stamp() { local ms; cwc_ms ms; ms=$((ms - E2E_T0)); printf '%d.%03ds' $((ms / 1000)) $((ms % 1000)); }
 e2e_log() { printf '[e2e %s +%s] %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&2; }
 e2e_step() { printf '\n[e2e %s +%s] == %s\n' "$E2E_NAME" "$(e2e__stamp)" "$*" >&2; }
 
@@ -300,10 +298,10 @@ $E2E_OUT" ;; esac
 wait_for() {
   local secs=$1 what=$2 out="" start now poll
   shift 2
-  e2e__ms start
+  cwc_ms start
   while :; do
     if out=$("$@" 2>&1); then return 0; fi
-    e2e__ms now
+    cwc_ms now
     [ "$now" -lt $((start + secs * 1000)) ] || e2e_fail "timed out after ${secs}s waiting for $what; last output: $out"
     poll=${CW_E2E_POLL:-0.5}
     if [ $((now - start)) -ge 20000 ]; then poll=2; elif [ $((now - start)) -ge 5000 ]; then poll=1; fi
