@@ -12,7 +12,7 @@ CW_BUILD_PKGS=(build-essential cmake pkg-config clang-format libjson-c-dev libya
   libcurl4-openssl-dev libssl-dev libmicrohttpd-dev libgnutls28-dev libcmocka-dev tzdata openssl
   ca-certificates)
 CW_TEST_PKGS=(golang-go golang-github-robfig-cron-dev jq wrk valgrind clang libclang-rt-14-dev
-  procps time
+  procps time ninja-build
   etcd-server curl iproute2 rsync dpkg-dev make golang-github-modern-go-reflect2-dev
   golang-github-json-iterator-go-dev librsvg2-bin libxml2-utils python3 python3-yaml
   podman mmdebstrap uidmap
@@ -44,7 +44,12 @@ cw_build() {
   local dir=$1; shift
   if [ ! -f "$dir/CMakeCache.txt" ]; then
     cw_log "configuring $dir"
-    cmake -S "$CW_ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2 # later -D wins
+    # Ninja where there is one: the Makefiles generator starts cmake processes per object and
+    # target (about 2,000 in a run of scripts/test). build/ from nothing on 2 cores: 148
+    # CPU-seconds in 79 s with Makefiles, 100 in 53 s with Ninja. A configured tree keeps its own.
+    local gen=()
+    command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+    cmake -S "$CW_ROOT" -B "$dir" ${gen[@]+"${gen[@]}"} -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >&2 # later -D wins
   fi
   cmake --build "$dir" -j "$(nproc)" >&2
 }
