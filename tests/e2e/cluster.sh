@@ -291,6 +291,9 @@ cwc_up() {
   chmod 600 "$dir/pki/tokens.csv"
 
   local attempt etcd_port peer_port api_port kcm_port api started=0 newer=()
+  # The Go collector's share of the daemons' CPU: a test cluster holds little, and memory is
+  # plentiful beside CPU (tests/README.md, "Cold run"). CRONWARDEN_E2E_GOGC=100 is Go's default.
+  local gogc=${CRONWARDEN_E2E_GOGC:-400}
   # Newer apiservers refuse a loopback advertise address for the endpoint reconciler (the
   # `kubernetes` Service's endpoints): nothing here reaches the apiserver through that Service.
   [ "$k8s" = 1.20 ] || newer=(--endpoint-reconciler-type=none)
@@ -304,7 +307,7 @@ cwc_up() {
       cwc_take_port kcm_port || return 1
     api="https://127.0.0.1:$api_port"
     rm -rf "$dir/data/etcd"
-    cwc_spawn "$dir" etcd "$etcd_bin" --name cw-e2e --data-dir "$dir/data/etcd" \
+    cwc_spawn "$dir" etcd env GOGC="$gogc" "$etcd_bin" --name cw-e2e --data-dir "$dir/data/etcd" \
       --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
       --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
       --initial-cluster "cw-e2e=http://127.0.0.1:$peer_port" --logger=zap --log-level=warn \
@@ -317,7 +320,7 @@ cwc_up() {
       fi
       cwc_tail_log "$dir/logs/etcd.log"; cwc_down "$dir"; return 1
     fi
-    cwc_spawn "$dir" kube-apiserver "$bin/kube-apiserver" \
+    cwc_spawn "$dir" kube-apiserver env GOGC="$gogc" "$bin/kube-apiserver" \
       --etcd-servers="http://127.0.0.1:$etcd_port" --bind-address=127.0.0.1 --secure-port="$api_port" \
       --advertise-address=127.0.0.1 --tls-cert-file="$dir/pki/apiserver.crt" \
       --tls-private-key-file="$dir/pki/apiserver.key" --client-ca-file="$dir/pki/ca.crt" \
@@ -354,7 +357,7 @@ cwc_up() {
   local insecure=()
   [ "$k8s" = 1.20 ] && insecure=(--port=0)
   for attempt in 1 2 3; do
-    cwc_spawn "$dir" kube-controller-manager "$bin/kube-controller-manager" \
+    cwc_spawn "$dir" kube-controller-manager env GOGC="$gogc" "$bin/kube-controller-manager" \
       --kubeconfig="$dir/kubeconfig" --leader-elect=false "${insecure[@]}" \
       --bind-address=127.0.0.1 --secure-port="$kcm_port" --cert-dir="$dir/data/kcm-certs" \
       --service-account-private-key-file="$dir/pki/sa.key" --root-ca-file="$dir/pki/ca.crt" \
@@ -375,7 +378,8 @@ cwc_up() {
   done
   # The apiserver creates the default namespace shortly after /readyz.
   if ! cwc_wait_for 30 "namespace default" kube-apiserver "$dir" \
-       "$bin/kubectl" --kubeconfig "$dir/kubeconfig" get namespace default; then
+       curl -fsS --max-time 5 --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $admin_token" \
+       "$api/api/v1/namespaces/default"; then
     cwc_tail_log "$dir/logs/kube-apiserver.log"; cwc_down "$dir"; return 1
   fi
 
