@@ -989,24 +989,59 @@ static int go_short_escapes(const char *go)
     return go && sscanf(go, "go%d.%d", &major, &minor) == 2 && (major > 1 || minor >= 22);
 }
 
-static void test_oracle(void **state)
+/* Every output file the oracle's README lists, in byte order: a file deleted, renamed or added
+ * without its row there fails test_oracle. */
+static const char *const oracle_files[] = {
+    "v1.10.2.json", "v1.11.3.json", "v1.12.0.json", "v1.12.1.json", "v1.2.6.json",
+    "v1.3.2.json",  "v1.3.3.json",  "v1.4.0.json",  "v1.4.1.json",  "v1.4.4.json",
+    "v1.5.5.json",  "v1.6.4.json",  "v1.7.4.json",  "v1.8.2.json",  "v1.9.3.json",
+};
+
+static int by_name(const void *a, const void *b)
 {
-    (void)state;
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The v*.json files of tests/fixtures/longhorn-oracle/, sorted; *n of them (caller frees). */
+static char **oracle_listing(size_t *n)
+{
     char dir[512];
     const char *src = getenv("CW_SOURCE_DIR");
     snprintf(dir, sizeof(dir), "%s/tests/fixtures/longhorn-oracle", src ? src : ".");
-    json_object *cases = read_fixture("oracle", "cases.json");
-    json_object *list = cw_json_member(cases, "cases");
     DIR *d = opendir(dir);
     struct dirent *e;
-    size_t tags = 0, compared = 0, errors = 0, rebuilt = 0;
+    char **names = NULL;
+    *n = 0;
     if (!d)
         fail_msg("cannot open %s", dir);
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (e->d_name[0] != 'v' || len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
             continue;
-        json_object *tagged = read_fixture("oracle", e->d_name);
+        names = realloc(names, (*n + 1) * sizeof(*names));
+        assert_non_null(names);
+        names[(*n)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (*n)
+        qsort(names, *n, sizeof(*names), by_name);
+    return names;
+}
+
+static void test_oracle(void **state)
+{
+    (void)state;
+    json_object *cases = read_fixture("oracle", "cases.json");
+    json_object *list = cw_json_member(cases, "cases");
+    size_t tags = 0, compared = 0, errors = 0, rebuilt = 0, found;
+    char **names = oracle_listing(&found);
+    for (size_t i = 0; i < found || i < N(oracle_files); i++)
+        if (i >= found || i >= N(oracle_files) || strcmp(names[i], oracle_files[i]) != 0)
+            fail_msg("longhorn-oracle: file %zu is %s, the list says %s", i,
+                     i < found ? names[i] : "missing",
+                     i < N(oracle_files) ? oracle_files[i] : "none");
+    for (size_t f = 0; f < found; f++) {
+        json_object *tagged = read_fixture("oracle", names[f]);
         char image[128];
         cw_lh_identity id;
         cw_lh_decision dec;
@@ -1015,13 +1050,13 @@ static void test_oracle(void **state)
         cw_lh_identify_image(image, &id);
         cw_lh_decide(CW_LH_RECONCILER_RECURRINGJOB, &id, &dec);
         if (!dec.write)
-            fail_msg("%s: %s", e->d_name, dec.message);
+            fail_msg("%s: %s", names[f], dec.message);
         cw_lh_profile row = *dec.profile;
         row.json_short_escapes = go_short_escapes(cw_json_path_string(tagged, "go")) ? 1 : 0;
         /* Only the file its README says was run so: every other file checks the row's escapes. */
         if (row.json_short_escapes != dec.profile->json_short_escapes) {
             if (strcmp(cw_json_path_string(tagged, "tag"), "v1.5.5") != 0)
-                fail_msg("%s: run with %s, whose escapes are not Longhorn %s's", e->d_name,
+                fail_msg("%s: run with %s, whose escapes are not Longhorn %s's", names[f],
                          cw_json_path_string(tagged, "go"), dec.profile->release);
             rebuilt++;
         }
@@ -1030,12 +1065,13 @@ static void test_oracle(void **state)
             compared++;
         }
         json_object_put(tagged);
+        free(names[f]);
         tags++;
     }
-    closedir(d);
+    free(names);
     json_object_put(cases);
-    /* Not vacuous: at least one release, and the table's 40+ cases each. */
-    assert_true(tags >= 1);
+    /* Not vacuous: every listed release, and the table's 40+ cases each. */
+    assert_int_equal(tags, N(oracle_files));
     assert_true(compared >= 40 * tags);
     print_message("oracle: %zu releases (%zu run with a Go whose escapes differ from the "
                   "release's), %zu cases compared (%zu upstream errors)\n",
