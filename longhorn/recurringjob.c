@@ -539,26 +539,39 @@ int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, 
     return cw_recurringjob_check_labels(labels, where, problems);
 }
 
+/* The object and its apiVersion: *version, or a problem (*version untouched) and 1. */
+static int check_version(json_object *obj, cw_recurringjob_version *version, cw_strlist *problems,
+                         int *rc)
+{
+    json_object *api = cw_json_member(obj, "apiVersion");
+    *rc = CW_OK;
+    if (!json_object_is_type(obj, json_type_object))
+        *rc = cw_policy_problem(problems, NULL, "object", "expected object, got %s",
+                                cw_json_type_name(obj));
+    else if (api && !json_object_is_type(api, json_type_string))
+        *rc = cw_policy_problem(problems, NULL, "apiVersion", "expected string, got %s",
+                                cw_json_type_name(api));
+    else if (cw_recurringjob_version_parse(api ? json_object_get_string(api) : NULL, version) !=
+             CW_OK)
+        *rc = cw_policy_problem(problems, NULL, "apiVersion",
+                                "\"%s\" is not a RecurringJob version (expected "
+                                "longhorn.io/v1beta1 or longhorn.io/v1beta2)",
+                                json_object_get_string(api));
+    else
+        return 0;
+    return 1;
+}
+
 /* Problems of one object (CREATE additionally checks metadata.name); its warnings into
  * `warnings` (NULL: dropped). */
 static int check_object(const cw_policy_config *cfg, int check_name, json_object *obj,
                         cw_strlist *problems, cw_strlist *warnings)
 {
     cw_recurringjob_version version;
-    json_object *api = cw_json_member(obj, "apiVersion");
     json_object *meta = cw_json_member(obj, "metadata");
     int rc;
-    if (!json_object_is_type(obj, json_type_object))
-        return cw_policy_problem(problems, NULL, "object", "expected object, got %s",
-                                 cw_json_type_name(obj));
-    if (api && !json_object_is_type(api, json_type_string))
-        return cw_policy_problem(problems, NULL, "apiVersion", "expected string, got %s",
-                                 cw_json_type_name(api));
-    if (cw_recurringjob_version_parse(api ? json_object_get_string(api) : NULL, &version) != CW_OK)
-        return cw_policy_problem(problems, NULL, "apiVersion",
-                                 "\"%s\" is not a RecurringJob version (expected "
-                                 "longhorn.io/v1beta1 or longhorn.io/v1beta2)",
-                                 json_object_get_string(api));
+    if (check_version(obj, &version, problems, &rc))
+        return rc;
     if (check_name) {
         if (meta && !json_object_is_type(meta, json_type_object))
             rc = cw_policy_problem(problems, NULL, "metadata", "expected object, got %s",
@@ -572,6 +585,30 @@ static int check_object(const cw_policy_config *cfg, int check_name, json_object
         json_object_is_type(meta, json_type_object) ? cw_json_path_string(meta, "name") : NULL;
     return check_spec(cfg, version, cw_json_member(obj, "spec"), meta_name, "spec", problems,
                       warnings);
+}
+
+/* Longhorn's controller (newCronJob, every tag from v1.2.6 to v1.12.1) reads metadata.name and
+ * spec.cron and refuses nothing of the spec: it never validates. So the controller's rules are
+ * what no CronJob can be made of (the shape, a task and a cron), a cron the API server would
+ * refuse as well (Kubernetes parses the schedule with robfig/cron), and a task the cluster's
+ * release does not have (its CRD's enum refuses one from 1.3; 1.2 would run it as a snapshot). */
+int cw_recurringjob_check_runnable(const cw_policy_config *cfg, json_object *obj,
+                                   cw_strlist *problems)
+{
+    cw_recurringjob_version version;
+    json_object *spec = cw_json_member(obj, "spec");
+    const char *task, *cron;
+    int rc;
+    if (check_version(obj, &version, problems, &rc))
+        return rc;
+    if (spec && !json_object_is_type(spec, json_type_object))
+        return cw_policy_problem(problems, "spec", NULL, "expected object, got %s",
+                                 cw_json_type_name(spec));
+    if ((rc = required_string(spec, "spec", "task", problems, &task)) != CW_OK ||
+        (rc = check_task(cfg, task, "spec", problems)) != CW_OK ||
+        (rc = required_string(spec, "spec", "cron", problems, &cron)) != CW_OK)
+        return rc;
+    return cron ? check_cron(cfg, cron, "spec", problems) : CW_OK;
 }
 
 int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,

@@ -86,6 +86,15 @@ int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_vers
 int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, const char *where,
                                  cw_strlist *problems);
 
+/* The controller's rules (what Longhorn's controller would not turn into a CronJob it runs): the
+ * object and spec shapes and apiVersion, task and cron non-empty strings, the task known to the
+ * cluster's release (cfg->longhorn_minor/_patch), the cron parsing. Nothing else: Longhorn's
+ * newCronJob reads only metadata.name and spec.cron, so names, spec.name, groups, labels,
+ * retain, concurrency and parameters are its webhook's to refuse, not its controller's. The
+ * zone prefix is not looked at (the API server says whether Kubernetes takes it). */
+int cw_recurringjob_check_runnable(const cw_policy_config *cfg, json_object *obj,
+                                   cw_strlist *problems);
+
 /* Admission-shaped entry points (see policy.h for the contract). */
 int cw_recurringjob_default(const cw_policy_config *cfg, cw_operation op, json_object *old,
                             json_object *obj, cw_decision *d, cw_error *err) CW_MUST_CHECK;
