@@ -396,9 +396,13 @@ static int check_parameters(const cw_policy_config *cfg, json_object *params, co
         else if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) == 0 && !go_atoi(v, &n))
             rc = cw_policy_item_problem(problems, where, "parameters", key,
                                         "\"%s\" is not an integer", v);
-        else if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) == 0 && n < 0)
-            rc = cw_policy_item_problem(problems, where, "parameters", key,
-                                        "must not be negative, got \"%s\"", v);
+        else if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) == 0 && n < 0 &&
+                 warnings) /* Go: x % -n == x % n */
+            rc = cw_policy_item_problem(warnings, where, "parameters", key,
+                                        "\"%s\" is negative: Longhorn accepts it and reads it as "
+                                        "\"%s\" (a full backup when the run count is a multiple "
+                                        "of it)",
+                                        v, v + 1);
         else if (strcmp(key, CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY) == 0 &&
                  strcmp(v, "always") != 0 && strcmp(v, "if-not-present") != 0 &&
                  strcmp(v, "disabled") != 0)
@@ -470,8 +474,13 @@ static int check_spec(const cw_policy_config *cfg, cw_recurringjob_version versi
     if ((rc = cw_json_opt_int(spec, where, "concurrency", &concurrency, &has_conc, &e)) != CW_OK) {
         if ((rc = type_problem(problems, rc, &e)) != CW_OK)
             return rc;
-    } else if (has_conc && concurrency < 0) {
-        rc = cw_policy_problem(problems, where, "concurrency", "must not be negative, got %" PRId64,
+    } else if (has_conc && concurrency < 0 && warnings) {
+        /* Every release's webhook accepts it (ValidateRecurringJob never looks); its
+         * recurring-job command then makes a channel of that size, which panics. */
+        rc = cw_policy_problem(warnings, where, "concurrency",
+                               "%" PRId64 " is negative: Longhorn accepts it, but its "
+                               "recurring-job command then fails every run of a volume task (Go's "
+                               "make(chan) panics on a negative size)",
                                concurrency);
         if (rc != CW_OK)
             return rc;

@@ -22,6 +22,9 @@
 #define ALL_TASKS                                                                                  \
     "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "                 \
     "backup-force-create, filesystem-trim, system-backup"
+#define NEGATIVE_CONCURRENCY(n)                                                                    \
+    "spec.concurrency: " n " is negative: Longhorn accepts it, but its recurring-job command "     \
+    "then fails every run of a volume task (Go's make(chan) panics on a negative size)"
 #define MAX_RETAIN_MSG(n, max)                                                                     \
     "spec.retain: " n " exceeds the maximum of " max                                               \
     " (Longhorn setting recurring-job-max-retention)"
@@ -140,7 +143,7 @@ static const rj_case default_cases[] = {
      RJ2("{'name':'d','task':'backup','groups':[],'labels':{},'parameters':{},'concurrency':1,"
          "'retain':1.5}"),
      NULL, NULL, NULL},
-    {"negative concurrency is not changed (validation denies it)", CW_OP_CREATE, 0, NULL,
+    {"negative concurrency is not changed (validation warns)", CW_OP_CREATE, 0, NULL,
      RJ2("{'name':'d','task':'backup','groups':[],'labels':{},'parameters':{},"
          "'concurrency':-3,'retain':1}"),
      NULL, NULL, NULL},
@@ -285,9 +288,10 @@ static const rj_case validate_cases[] = {
     {"fractional retain", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup','cron':'@daily','retain':1.5}"), NULL, NULL,
      "spec.retain: expected integer, got number"},
-    {"negative concurrency (a Longhorn gap)", CW_OP_CREATE, 0, NULL,
-     RJ2("{'task':'backup','cron':'@daily','concurrency':-1}"), NULL, NULL,
-     "spec.concurrency: must not be negative, got -1"},
+    /* Every Longhorn webhook accepts it (issue 34 (3)): a warning, never a refusal. */
+    {"negative concurrency: what Longhorn accepts and then fails to run", CW_OP_CREATE, 0, NULL,
+     RJ2("{'task':'backup','cron':'@daily','concurrency':-1}"), NULL, NEGATIVE_CONCURRENCY("-1"),
+     NULL},
     {"concurrency of the wrong type", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup','cron':'@daily','concurrency':'5'}"), NULL, NULL,
      "spec.concurrency: expected integer, got string"},
@@ -318,10 +322,14 @@ static const rj_case validate_cases[] = {
      "disabled\n"
      "spec.parameters[foo]: unknown parameter (expected full-backup-interval or "
      "volume-backup-policy)"},
-    {"negative full-backup-interval", CW_OP_CREATE, 0, NULL,
+    /* strconv.Atoi is Longhorn's only rule (v1.12.1 datastore/longhorn.go:6241). */
+    {"negative full-backup-interval: a warning", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup-force-create','cron':'@daily','parameters':"
          "{'full-backup-interval':'-1'}}"),
-     NULL, NULL, "spec.parameters[full-backup-interval]: must not be negative, got \"-1\""},
+     NULL,
+     "spec.parameters[full-backup-interval]: \"-1\" is negative: Longhorn accepts it and reads "
+     "it as \"1\" (a full backup when the run count is a multiple of it)",
+     NULL},
     {"full-backup-interval as Go's Atoi reads it", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup','cron':'@daily','parameters':"
          "{'full-backup-interval':'+007'}}"),
@@ -361,13 +369,13 @@ static const rj_case validate_cases[] = {
     {"not an object", CW_OP_CREATE, 0, NULL, "[]", NULL, NULL,
      "object: expected object, got array"},
     {"all problems at once, in field order", CW_OP_CREATE, 0, NULL,
-     RJN("'Bad'", "{'task':'','cron':'','retain':'x','concurrency':-2,'groups':['-']}"), NULL, NULL,
+     RJN("'Bad'", "{'task':'','cron':'','retain':'x','concurrency':-2,'groups':['-']}"), NULL,
+     NEGATIVE_CONCURRENCY("-2"),
      "metadata.name: \"Bad\" must match ^[a-z0-9][a-z0-9_.-]+$; cronwarden does not rename "
      "objects, use \"bad\"\n"
      "spec.task: must not be empty\nspec.cron: must not be empty\n"
      "spec.groups[0]: \"-\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$\n"
-     "spec.retain: expected integer, got string\n"
-     "spec.concurrency: must not be negative, got -2"},
+     "spec.retain: expected integer, got string"},
     {"update keeps a stored violation as a warning", CW_OP_UPDATE, 0,
      RJ2("{'task':'backup','cron':'@daily','retain':300}"),
      RJ2("{'task':'backup','cron':'@daily','retain':300,'labels':{'a':'b'}}"), NULL,
