@@ -73,11 +73,12 @@ int cw_recurringjob_check_name(json_object *name, const char *where, cw_strlist 
  * names, values non-empty strings. NULL and JSON null are fine. */
 int cw_recurringjob_check_labels(json_object *labels, const char *where, cw_strlist *problems);
 /* A RecurringJob spec: task, cron non-empty; known task; cron parses (robfig); groups; labels;
- * retain <= cfg->max_retain; parameters (v1beta2 only, backup tasks, known keys and values). What
- * Longhorn's webhook accepts (a negative concurrency or full-backup-interval) is no problem here:
- * cw_recurringjob_validate warns about it. spec.name may be absent (Longhorn 1.2's CRD prunes it;
- * the job's name is meta_name); a non-empty one must equal meta_name (NULL: not compared). JSON
- * type errors are problems too. */
+ * retain <= cfg->max_retain; parameters (v1beta2 only; on backup and backup-force-create from
+ * Longhorn 1.7, the keys of the cluster's release range and their values). What Longhorn's webhook
+ * accepts (a negative concurrency or full-backup-interval, parameters on other tasks) is no
+ * problem here: cw_recurringjob_validate warns about it. spec.name may be absent (Longhorn 1.2's
+ * CRD prunes it; the job's name is meta_name); a non-empty one must equal meta_name (NULL: not
+ * compared). JSON type errors are problems too. */
 int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
                                json_object *spec, const char *meta_name, const char *where,
                                cw_strlist *problems);

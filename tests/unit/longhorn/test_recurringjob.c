@@ -447,6 +447,63 @@ static void tasks_of_the_clusters_minor(void **state)
     }
 }
 
+/* The parameters each release range's webhook accepts on a backup task
+ * (datastore.validateRecurringJobBackupParameter): full-backup-interval from v1.7.0 (v1.7.0
+ * datastore/longhorn.go:4487), volume-backup-policy from v1.9.0 (v1.9.0 :5155; v1.7.0 :4493 and
+ * v1.8.2 :5054 say "is not a valid parameter"); minor 0: not known, the newest release's. */
+typedef struct {
+    int minor, patch;
+    const char *task, *params, *warnings, *problems;
+} param_case;
+
+static const param_case param_cases[] = {
+    {8, 2, "backup", "{'volume-backup-policy':'always'}", NULL,
+     "spec.parameters[volume-backup-policy]: a parameter of Longhorn 1.9.0 and later; the "
+     "cluster runs Longhorn 1.8, whose webhook refuses it (\"is not a valid parameter\")"},
+    {7, 0, "backup-force-create", "{'full-backup-interval':'2','volume-backup-policy':'disabled'}",
+     NULL,
+     "spec.parameters[volume-backup-policy]: a parameter of Longhorn 1.9.0 and later; the "
+     "cluster runs Longhorn 1.7, whose webhook refuses it (\"is not a valid parameter\")"},
+    {8, -1, "backup", "{'foo':'1'}", NULL,
+     "spec.parameters[foo]: unknown parameter (expected full-backup-interval)"},
+    {9, 0, "backup", "{'volume-backup-policy':'always'}", NULL, NULL},
+    {12, 1, "backup", "{'foo':'1'}", NULL,
+     "spec.parameters[foo]: unknown parameter (expected full-backup-interval or "
+     "volume-backup-policy)"},
+    {0, -1, "backup", "{'volume-backup-policy':'if-not-present'}", NULL, NULL},
+    {12, 1, "backup", "{'full-backup-interval':'-3'}",
+     "spec.parameters[full-backup-interval]: \"-3\" is negative: Longhorn accepts it and reads "
+     "it as \"3\" (a full backup when the run count is a multiple of it)",
+     NULL},
+    /* 1.6 has no parameters (its CRD prunes them): what 1.7 would refuse is a warning. */
+    {6, 4, "backup", "{'full-backup-interval':'x'}",
+     "spec.parameters[full-backup-interval]: \"x\" is not an integer", NULL},
+    /* system-backup's are read, never checked (v1.12.1 datastore/longhorn.go:6224). */
+    {12, 1, "system-backup", "{'volume-backup-policy':'sometimes'}",
+     "spec.parameters[volume-backup-policy]: \"sometimes\" is not one of always, if-not-present, "
+     "disabled",
+     NULL},
+};
+
+static void parameters_of_each_release(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(param_cases) / sizeof(param_cases[0]); i++) {
+        const param_case *c = &param_cases[i];
+        char obj[512], label[96];
+        snprintf(obj, sizeof(obj), RJ2("{'task':'%s','cron':'@daily','parameters':%s}"), c->task,
+                 c->params);
+        snprintf(label, sizeof(label), "1.%d.%d %s %s", c->minor, c->patch, c->task, c->params);
+        cw_policy_config cfg;
+        assert_int_equal(cw_policy_config_init(&cfg), CW_OK);
+        cfg.longhorn_minor = c->minor;
+        cfg.longhorn_patch = c->patch;
+        test_policy_case(cw_recurringjob_validate, &cfg, CW_OP_CREATE, NULL, obj, NULL, c->warnings,
+                         c->problems, label);
+        cw_policy_config_free(&cfg);
+    }
+}
+
 /* A TZ=/CRON_TZ= prefix in spec.cron (docs/policy.md, docs/compat.md "CRON_TZ= in a
  * RecurringJob's cron"): refused where the cluster's Longhorn is known to refuse it (1.3+, its
  * webhook), a warning where it is not known or is 1.2 (no webhook); never a word from the
@@ -709,6 +766,7 @@ int main(void)
         cmocka_unit_test(every_task_is_accepted),
         cmocka_unit_test(tasks_of_the_clusters_minor),
         cmocka_unit_test(tasks_of_each_release),
+        cmocka_unit_test(parameters_of_each_release),
         cmocka_unit_test(retain_rule),
         cmocka_unit_test(legacy_jobs),
         cmocka_unit_test(cron_zone_prefixes),
