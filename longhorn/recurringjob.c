@@ -24,35 +24,82 @@ static const int task_since[] = {2, 3, 3, 3, 2, 3, 5, 9};
 /* Which of tasks[] (bit i: tasks[i]) each release range has, from 1.<minor>.<first_patch> to the
  * next row: the RecurringJob CRD's task enum of each tag. Not monotonic: v1.3.3 has the four
  * tasks that v1.4.0 lacks (v1.4.1 adds snapshot-cleanup and snapshot-delete, v1.4.2 the
- * force-create ones). */
+ * force-create ones). And which of param_keys[] (bit i: param_keys[i]) that range's webhook accepts
+ * on a backup task (datastore.validateRecurringJobBackupParameter): none before v1.7.0, which adds
+ * the field and full-backup-interval; v1.9.0 adds volume-backup-policy (v1.7.0-v1.8.2 say of it "is
+ * not a valid parameter"). */
 #define T_SB  0x11u /* snapshot, backup */
 #define T_CD  0x0cu /* snapshot-cleanup, snapshot-delete */
 #define T_FC  0x22u /* snapshot-force-create, backup-force-create */
 #define T_FT  0x40u /* filesystem-trim */
 #define T_SYS 0x80u /* system-backup */
+#define P_FBI 0x1u  /* full-backup-interval */
+#define P_VBP 0x2u  /* volume-backup-policy */
 static const struct {
     int minor, first_patch;
-    unsigned tasks;
+    unsigned tasks, params;
 } task_ranges[] = {
-    {2, 0, T_SB},
-    {3, 0, T_SB},
-    {3, 3, T_SB | T_CD | T_FC},
-    {4, 0, T_SB},
-    {4, 1, T_SB | T_CD},
-    {4, 2, T_SB | T_CD | T_FC},
-    {5, 0, T_SB | T_CD | T_FC | T_FT},
-    {9, 0, T_SB | T_CD | T_FC | T_FT | T_SYS},
+    {2, 0, T_SB, 0},
+    {3, 0, T_SB, 0},
+    {3, 3, T_SB | T_CD | T_FC, 0},
+    {4, 0, T_SB, 0},
+    {4, 1, T_SB | T_CD, 0},
+    {4, 2, T_SB | T_CD | T_FC, 0},
+    {5, 0, T_SB | T_CD | T_FC | T_FT, 0},
+    {7, 0, T_SB | T_CD | T_FC | T_FT, P_FBI},
+    {9, 0, T_SB | T_CD | T_FC | T_FT | T_SYS, P_FBI | P_VBP},
 };
+static const char *const param_keys[] = {CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL,
+                                         CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY};
+#define N_RANGES (sizeof(task_ranges) / sizeof(task_ranges[0]))
+
+/* The row of Longhorn 1.<minor>.<patch> (patch < 0: the minor's newest release; minor <= 0: not
+ * known, the newest row); N_RANGES for a release older than every row. */
+static size_t range_of_release(int minor, int patch)
+{
+    size_t row = N_RANGES;
+    if (minor <= 0)
+        return N_RANGES - 1;
+    for (size_t i = 0; i < N_RANGES; i++)
+        if (task_ranges[i].minor < minor ||
+            (task_ranges[i].minor == minor && (patch < 0 || task_ranges[i].first_patch <= patch)))
+            row = i;
+    return row;
+}
 
 /* The tasks of Longhorn 1.<minor>.<patch> (patch < 0: the minor's newest release). */
 static unsigned tasks_of_release(int minor, int patch)
 {
-    unsigned set = 0;
-    for (size_t i = 0; i < sizeof(task_ranges) / sizeof(task_ranges[0]); i++)
-        if (task_ranges[i].minor < minor ||
-            (task_ranges[i].minor == minor && (patch < 0 || task_ranges[i].first_patch <= patch)))
-            set = task_ranges[i].tasks;
-    return set;
+    size_t row = range_of_release(minor, patch);
+    return minor > 0 && row < N_RANGES ? task_ranges[row].tasks : 0;
+}
+
+/* The parameters the webhook of Longhorn 1.<minor>.<patch> accepts on a backup task (minor <= 0:
+ * not known, the newest release's). */
+static unsigned params_of_release(int minor, int patch)
+{
+    size_t row = range_of_release(minor, patch);
+    return row < N_RANGES ? task_ranges[row].params : 0;
+}
+
+/* The bit of a parameter in param_keys[]; 0 for an unknown key. */
+static unsigned param_bit(const char *key)
+{
+    for (size_t i = 0; i < sizeof(param_keys) / sizeof(param_keys[0]); i++)
+        if (strcmp(key, param_keys[i]) == 0)
+            return 1u << i;
+    return 0;
+}
+
+/* The first release range (1.<*minor>.<*patch>) whose webhook accepts the parameter `bit`. */
+static void param_since(unsigned bit, int *minor, int *patch)
+{
+    for (size_t i = 0; i < N_RANGES; i++)
+        if (task_ranges[i].params & bit) {
+            *minor = task_ranges[i].minor;
+            *patch = task_ranges[i].first_patch;
+            return;
+        }
 }
 
 static int task_index(const char *task)
@@ -357,19 +404,19 @@ static int go_atoi(const char *s, int64_t *out)
     return 1;
 }
 
-/* datastore.ValidateRecurringJobParameters (from v1.7.0; 1.5 and 1.6 check none) checks the
- * parameters of backup and backup-force-create and accepts anything on every other task, so only
- * those are problems; the rest is a warning (dropped where `warnings` is NULL: the controller
- * writes what the cluster's Longhorn runs). */
-static int check_parameters(const cw_policy_config *cfg, json_object *params, const char *task,
+/* datastore.ValidateRecurringJobParameters (from v1.7.0, which adds the field) checks the
+ * parameters of backup and backup-force-create against the keys of its release range
+ * (task_ranges[]) and accepts anything on every other task: what it refuses is a problem, the
+ * rest a warning (dropped where `warnings` is NULL). */
+static int check_parameters(const cw_policy_config *cfg, json_object *obj, const char *task,
                             const char *where, cw_strlist *problems, cw_strlist *warnings)
 {
     int rc = CW_OK;
-    if (json_object_object_length(params) == 0)
+    if (json_object_object_length(obj) == 0)
         return CW_OK;
-    int checked = task &&
-                  (strcmp(task, "backup") == 0 || strcmp(task, "backup-force-create") == 0) &&
-                  (cfg->longhorn_minor <= 0 || cfg->longhorn_minor >= 7);
+    unsigned known = params_of_release(cfg->longhorn_minor, cfg->longhorn_patch);
+    int checked =
+        task && known && (strcmp(task, "backup") == 0 || strcmp(task, "backup-force-create") == 0);
     if (!checked && !warnings)
         return CW_OK;
     if (!checked && !cw_recurringjob_task_takes_parameters(task))
@@ -378,29 +425,42 @@ static int check_parameters(const cw_policy_config *cfg, json_object *params, co
                                  "backup-force-create and system-backup do): Longhorn ignores "
                                  "them",
                                  task ? task : "");
-    if (!checked)
-        problems = warnings; /* system-backup: read, but not checked, by Longhorn */
-    json_object_object_foreach(params, key, val)
+    if (!checked) { /* system-backup: read, but not checked, by Longhorn */
+        problems = warnings;
+        known = task_ranges[N_RANGES - 1].params;
+    }
+    json_object_object_foreach(obj, key, val)
     {
         const char *v = json_object_get_string(val);
+        unsigned bit = param_bit(key);
         int64_t n;
-        if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) != 0 &&
-            strcmp(key, CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY) != 0)
-            rc = cw_policy_item_problem(
-                problems, where, "parameters", key,
-                "unknown parameter (expected " CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL
-                " or " CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY ")");
-        else if (!json_object_is_type(val, json_type_string))
+        int since_minor = 0, since_patch = 0;
+        if (!bit)
+            rc = cw_policy_item_problem(problems, where, "parameters", key,
+                                        "unknown parameter (expected %s%s%s)",
+                                        known & P_FBI ? param_keys[0] : "",
+                                        (known & P_FBI) && (known & P_VBP) ? " or " : "",
+                                        known & P_VBP ? param_keys[1] : "");
+        else if (!(bit & known)) {
+            param_since(bit, &since_minor, &since_patch);
+            rc = cw_policy_item_problem(problems, where, "parameters", key,
+                                        "a parameter of Longhorn 1.%d.%d and later; the cluster "
+                                        "runs Longhorn 1.%d, whose webhook refuses it (\"is not a "
+                                        "valid parameter\")",
+                                        since_minor, since_patch, cfg->longhorn_minor);
+        } else if (!json_object_is_type(val, json_type_string))
             rc = cw_policy_item_problem(problems, where, "parameters", key,
                                         "expected string, got %s", cw_json_type_name(val));
-        else if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) == 0 && !go_atoi(v, &n))
+        else if (bit == P_FBI && !go_atoi(v, &n))
             rc = cw_policy_item_problem(problems, where, "parameters", key,
                                         "\"%s\" is not an integer", v);
-        else if (strcmp(key, CW_RECURRINGJOB_PARAM_FULL_BACKUP_INTERVAL) == 0 && n < 0)
-            rc = cw_policy_item_problem(problems, where, "parameters", key,
-                                        "must not be negative, got \"%s\"", v);
-        else if (strcmp(key, CW_RECURRINGJOB_PARAM_VOLUME_BACKUP_POLICY) == 0 &&
-                 strcmp(v, "always") != 0 && strcmp(v, "if-not-present") != 0 &&
+        else if (bit == P_FBI && n < 0 && warnings) /* Go: x % -n == x % n */
+            rc = cw_policy_item_problem(warnings, where, "parameters", key,
+                                        "\"%s\" is negative: Longhorn accepts it and reads it as "
+                                        "\"%s\" (a full backup when the run count is a multiple "
+                                        "of it)",
+                                        v, v + 1);
+        else if (bit == P_VBP && strcmp(v, "always") != 0 && strcmp(v, "if-not-present") != 0 &&
                  strcmp(v, "disabled") != 0)
             rc = cw_policy_item_problem(problems, where, "parameters", key,
                                         "\"%s\" is not one of always, if-not-present, disabled", v);
@@ -470,8 +530,13 @@ static int check_spec(const cw_policy_config *cfg, cw_recurringjob_version versi
     if ((rc = cw_json_opt_int(spec, where, "concurrency", &concurrency, &has_conc, &e)) != CW_OK) {
         if ((rc = type_problem(problems, rc, &e)) != CW_OK)
             return rc;
-    } else if (has_conc && concurrency < 0) {
-        rc = cw_policy_problem(problems, where, "concurrency", "must not be negative, got %" PRId64,
+    } else if (has_conc && concurrency < 0 && warnings) {
+        /* Every release's webhook accepts it (ValidateRecurringJob never looks); its
+         * recurring-job command then makes a channel of that size, which panics. */
+        rc = cw_policy_problem(warnings, where, "concurrency",
+                               "%" PRId64 " is negative: Longhorn accepts it, but its "
+                               "recurring-job command then fails every run of a volume task (Go's "
+                               "make(chan) panics on a negative size)",
                                concurrency);
         if (rc != CW_OK)
             return rc;
@@ -539,26 +604,39 @@ int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, 
     return cw_recurringjob_check_labels(labels, where, problems);
 }
 
+/* The object and its apiVersion: *version, or a problem (*version untouched) and 1. */
+static int check_version(json_object *obj, cw_recurringjob_version *version, cw_strlist *problems,
+                         int *rc)
+{
+    json_object *api = cw_json_member(obj, "apiVersion");
+    *rc = CW_OK;
+    if (!json_object_is_type(obj, json_type_object))
+        *rc = cw_policy_problem(problems, NULL, "object", "expected object, got %s",
+                                cw_json_type_name(obj));
+    else if (api && !json_object_is_type(api, json_type_string))
+        *rc = cw_policy_problem(problems, NULL, "apiVersion", "expected string, got %s",
+                                cw_json_type_name(api));
+    else if (cw_recurringjob_version_parse(api ? json_object_get_string(api) : NULL, version) !=
+             CW_OK)
+        *rc = cw_policy_problem(problems, NULL, "apiVersion",
+                                "\"%s\" is not a RecurringJob version (expected "
+                                "longhorn.io/v1beta1 or longhorn.io/v1beta2)",
+                                json_object_get_string(api));
+    else
+        return 0;
+    return 1;
+}
+
 /* Problems of one object (CREATE additionally checks metadata.name); its warnings into
  * `warnings` (NULL: dropped). */
 static int check_object(const cw_policy_config *cfg, int check_name, json_object *obj,
                         cw_strlist *problems, cw_strlist *warnings)
 {
     cw_recurringjob_version version;
-    json_object *api = cw_json_member(obj, "apiVersion");
     json_object *meta = cw_json_member(obj, "metadata");
     int rc;
-    if (!json_object_is_type(obj, json_type_object))
-        return cw_policy_problem(problems, NULL, "object", "expected object, got %s",
-                                 cw_json_type_name(obj));
-    if (api && !json_object_is_type(api, json_type_string))
-        return cw_policy_problem(problems, NULL, "apiVersion", "expected string, got %s",
-                                 cw_json_type_name(api));
-    if (cw_recurringjob_version_parse(api ? json_object_get_string(api) : NULL, &version) != CW_OK)
-        return cw_policy_problem(problems, NULL, "apiVersion",
-                                 "\"%s\" is not a RecurringJob version (expected "
-                                 "longhorn.io/v1beta1 or longhorn.io/v1beta2)",
-                                 json_object_get_string(api));
+    if (check_version(obj, &version, problems, &rc))
+        return rc;
     if (check_name) {
         if (meta && !json_object_is_type(meta, json_type_object))
             rc = cw_policy_problem(problems, NULL, "metadata", "expected object, got %s",
@@ -572,6 +650,30 @@ static int check_object(const cw_policy_config *cfg, int check_name, json_object
         json_object_is_type(meta, json_type_object) ? cw_json_path_string(meta, "name") : NULL;
     return check_spec(cfg, version, cw_json_member(obj, "spec"), meta_name, "spec", problems,
                       warnings);
+}
+
+/* Longhorn's controller (newCronJob, every tag from v1.2.6 to v1.12.1) reads metadata.name and
+ * spec.cron and refuses nothing of the spec: it never validates. So the controller's rules are
+ * what no CronJob can be made of (the shape, a task and a cron), a cron the API server would
+ * refuse as well (Kubernetes parses the schedule with robfig/cron), and a task the cluster's
+ * release does not have (its CRD's enum refuses one from 1.3; 1.2 would run it as a snapshot). */
+int cw_recurringjob_check_runnable(const cw_policy_config *cfg, json_object *obj,
+                                   cw_strlist *problems)
+{
+    cw_recurringjob_version version;
+    json_object *spec = cw_json_member(obj, "spec");
+    const char *task, *cron;
+    int rc;
+    if (check_version(obj, &version, problems, &rc))
+        return rc;
+    if (spec && !json_object_is_type(spec, json_type_object))
+        return cw_policy_problem(problems, "spec", NULL, "expected object, got %s",
+                                 cw_json_type_name(spec));
+    if ((rc = required_string(spec, "spec", "task", problems, &task)) != CW_OK ||
+        (rc = check_task(cfg, task, "spec", problems)) != CW_OK ||
+        (rc = required_string(spec, "spec", "cron", problems, &cron)) != CW_OK)
+        return rc;
+    return cron ? check_cron(cfg, cron, "spec", problems) : CW_OK;
 }
 
 int cw_recurringjob_validate(const cw_policy_config *cfg, cw_operation op, json_object *old,

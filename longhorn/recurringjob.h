@@ -73,10 +73,12 @@ int cw_recurringjob_check_name(json_object *name, const char *where, cw_strlist 
  * names, values non-empty strings. NULL and JSON null are fine. */
 int cw_recurringjob_check_labels(json_object *labels, const char *where, cw_strlist *problems);
 /* A RecurringJob spec: task, cron non-empty; known task; cron parses (robfig); groups; labels;
- * retain <= cfg->max_retain; concurrency >= 0; parameters (v1beta2 only, backup tasks, known keys
- * and values). spec.name may be absent (Longhorn 1.2's CRD prunes it; the job's name is
- * meta_name); a non-empty one must equal meta_name (NULL: not compared). JSON type errors are
- * problems too. */
+ * retain <= cfg->max_retain; parameters (v1beta2 only; on backup and backup-force-create from
+ * Longhorn 1.7, the keys of the cluster's release range and their values). What Longhorn's webhook
+ * accepts (a negative concurrency or full-backup-interval, parameters on other tasks) is no
+ * problem here: cw_recurringjob_validate warns about it. spec.name may be absent (Longhorn 1.2's
+ * CRD prunes it; the job's name is meta_name); a non-empty one must equal meta_name (NULL: not
+ * compared). JSON type errors are problems too. */
 int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_version version,
                                json_object *spec, const char *meta_name, const char *where,
                                cw_strlist *problems);
@@ -85,6 +87,15 @@ int cw_recurringjob_check_spec(const cw_policy_config *cfg, cw_recurringjob_vers
  * 1 <= retain <= cfg->max_retain, labels as above, name (unused for naming) a string if present. */
 int cw_recurringjob_check_legacy(const cw_policy_config *cfg, json_object *job, const char *where,
                                  cw_strlist *problems);
+
+/* The controller's rules (what Longhorn's controller would not turn into a CronJob it runs): the
+ * object and spec shapes and apiVersion, task and cron non-empty strings, the task known to the
+ * cluster's release (cfg->longhorn_minor/_patch), the cron parsing. Nothing else: Longhorn's
+ * newCronJob reads only metadata.name and spec.cron, so names, spec.name, groups, labels,
+ * retain, concurrency and parameters are its webhook's to refuse, not its controller's. The
+ * zone prefix is not looked at (the API server says whether Kubernetes takes it). */
+int cw_recurringjob_check_runnable(const cw_policy_config *cfg, json_object *obj,
+                                   cw_strlist *problems);
 
 /* Admission-shaped entry points (see policy.h for the contract). */
 int cw_recurringjob_default(const cw_policy_config *cfg, cw_operation op, json_object *old,

@@ -371,27 +371,20 @@ static const char *annotation(json_object *cj)
         cw_json_member(cw_json_path(cj, "metadata.annotations"), CW_RJCTL_ANNOTATION));
 }
 
-/* The webhook's rules, with the tasks of the cluster's minor (longhorn/recurringjob.c). */
+/* The controller's rules (cw_recurringjob_check_runnable), with the tasks of the cluster's
+ * release: what Longhorn's controller would not turn into a CronJob that runs. The webhook's
+ * other rules (parameters, concurrency, retain, labels, groups, names) are not the controller's:
+ * Longhorn's newCronJob reads none of them and writes the CronJob whatever they say. */
 static int validate(const cw_rjctl_config *cfg, json_object *rj, cw_strlist *problems,
                     cw_error *err)
 {
-    cw_decision d;
     cw_policy_config policy = *cfg->policy;
     if (cfg->profile) {
         policy.longhorn_minor = cfg->profile->minor;
         policy.longhorn_patch = cfg->profile->first_patch;
     }
-    /* Longhorn's controller copies spec.cron into the CronJob as it is, a TZ=/CRON_TZ= prefix
-     * too (newCronJob; its validator is its webhook's): so does cronwarden, and the API server
-     * says whether Kubernetes takes it (a 422 is reported: recurringjob_apply.c). */
-    policy.cron_zone_ok = 1;
-    cw_decision_init(&d);
-    int rc = cw_recurringjob_validate(&policy, CW_OP_CREATE, NULL, rj, &d, err);
-    for (size_t i = 0; rc == CW_OK && i < d.problems.len; i++)
-        if (cw_strlist_add(problems, d.problems.items[i]) != CW_OK)
-            rc = cw_error_oom(err);
-    cw_decision_free(&d);
-    return rc;
+    int rc = cw_recurringjob_check_runnable(&policy, rj, problems);
+    return rc == CW_OK ? CW_OK : cw_error_oom(err);
 }
 
 int cw_rjctl_in_sync(json_object *cronjob, json_object *want)

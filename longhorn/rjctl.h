@@ -5,13 +5,16 @@
  * longhorn/version.h, the facts docs/compat.md), and its annotation
  * longhorn.io/last-applied-cronjob-spec is byte for byte Go's encoding/json of the spec as that
  * manager marshals it, so Longhorn's manager, which compares that annotation as a string, adopts
- * cronwarden's CronJobs without rewriting them. Validity is the webhook's rule
- * (longhorn/recurringjob.h); the job's name is its metadata.name (Longhorn 1.2's CRD prunes
- * spec.name, and no manager reads it).
+ * cronwarden's CronJobs without rewriting them. It refuses only what Longhorn's controller would
+ * not turn into a CronJob that runs (cw_recurringjob_check_runnable): the webhook's other rules
+ * are the webhook's; the job's name is its metadata.name (Longhorn 1.2's CRD prunes spec.name,
+ * and no manager reads it).
  *
- *   RecurringJob invalid by the policy, or its  -> nothing written (an existing CronJob keeps its
- *   task unknown to that Longhorn minor            last good schedule); a Warning Event
- *     (a TZ=/CRON_TZ= prefix in spec.cron is not: Longhorn's controller copies the cron as it is,
+ *   no task or cron, a cron that does not parse -> nothing written (an existing CronJob keeps its
+ *   (the API server would refuse the schedule),    last good schedule); a Warning Event
+ *   or a task that Longhorn release lacks
+ *     (parameters, concurrency, retain, labels, groups, spec.name, the name's length and a
+ *     TZ=/CRON_TZ= prefix are not: Longhorn's controller writes the CronJob whatever they say,
  *     and so does this one; a CronJob the API server refuses is reported by the apply side)
  *   no CronJob labelled for it                  -> create
  *   its CronJob's annotation differs            -> update (spec, annotation, labels, owner)
@@ -122,8 +125,9 @@ int cw_rjctl_in_sync(json_object *cronjob, json_object *want);
 
 /* rj: the RecurringJob as cached, NULL when it is gone; name: its name (the work key's);
  * cronjobs: a JSON array of the CronJobs labelled recurring-job.longhorn.io=<name> (at least
- * metadata.name, .labels, .annotations; NULL: none). With a profile, a task that minor's
- * manager does not have is INVALID (Longhorn 1.2 would run any task but backup as a snapshot).
+ * metadata.name, .labels, .annotations; NULL: none). INVALID: cw_recurringjob_check_runnable's
+ * problems; with a profile, a task that release's manager does not have is one (Longhorn 1.2
+ * would run any task but backup as a snapshot).
  * CW_ENOMEM, or CW_EINVAL when rj has no name or uid. */
 int cw_rjctl_decide(json_object *rj, const char *name, json_object *cronjobs,
                     const cw_rjctl_config *cfg, cw_rjctl_actions *out, cw_error *err) CW_MUST_CHECK;

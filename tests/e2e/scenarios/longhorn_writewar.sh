@@ -29,9 +29,10 @@ PERIOD=0.1  # seconds between two resyncs (upstream: 30 s)
 # tolerations upstream's own newCronJob writes them in Go's map order, so its annotation differs
 # from resync to resync and upstream rewrites its own CronJob; no writer can stop that. And
 # retain-max-concurrency-large: retain 250 is over recurring-job-max-retention (100), which
-# Longhorn's webhook refuses and cronwarden's controller does too (--max-retain): no such job runs;
-# name-52 (Longhorn's webhook: names of 40 characters at most) and params-backup-unknown (a backup
-# task's unknown parameter), which cronwarden's controller refuses as well, writing no CronJob.
+# Longhorn's webhook refuses; name-52 (Longhorn's webhook: names of 40 characters at most) and
+# params-backup-unknown (a backup task's unknown parameter): no such job exists where Longhorn's
+# webhook runs (cronwarden's controller would write their CronJobs as upstream's does:
+# tests/unit/longhorn/test_rjctl.c, test_oracle_decide).
 DEFAULTS=(task-snapshot task-backup task-snapshot-force-create task-backup-force-create
   task-snapshot-cleanup task-snapshot-delete retain-concurrency-labels-groups retain-zero-concurrency-zero
   labels-html-unicode cron-formfeed cron-tab cron-descriptor cron-every)

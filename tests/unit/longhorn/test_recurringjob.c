@@ -22,6 +22,9 @@
 #define ALL_TASKS                                                                                  \
     "snapshot, snapshot-force-create, snapshot-cleanup, snapshot-delete, backup, "                 \
     "backup-force-create, filesystem-trim, system-backup"
+#define NEGATIVE_CONCURRENCY(n)                                                                    \
+    "spec.concurrency: " n " is negative: Longhorn accepts it, but its recurring-job command "     \
+    "then fails every run of a volume task (Go's make(chan) panics on a negative size)"
 #define MAX_RETAIN_MSG(n, max)                                                                     \
     "spec.retain: " n " exceeds the maximum of " max                                               \
     " (Longhorn setting recurring-job-max-retention)"
@@ -140,7 +143,7 @@ static const rj_case default_cases[] = {
      RJ2("{'name':'d','task':'backup','groups':[],'labels':{},'parameters':{},'concurrency':1,"
          "'retain':1.5}"),
      NULL, NULL, NULL},
-    {"negative concurrency is not changed (validation denies it)", CW_OP_CREATE, 0, NULL,
+    {"negative concurrency is not changed (validation warns)", CW_OP_CREATE, 0, NULL,
      RJ2("{'name':'d','task':'backup','groups':[],'labels':{},'parameters':{},"
          "'concurrency':-3,'retain':1}"),
      NULL, NULL, NULL},
@@ -285,9 +288,10 @@ static const rj_case validate_cases[] = {
     {"fractional retain", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup','cron':'@daily','retain':1.5}"), NULL, NULL,
      "spec.retain: expected integer, got number"},
-    {"negative concurrency (a Longhorn gap)", CW_OP_CREATE, 0, NULL,
-     RJ2("{'task':'backup','cron':'@daily','concurrency':-1}"), NULL, NULL,
-     "spec.concurrency: must not be negative, got -1"},
+    /* Every Longhorn webhook accepts it (issue 34 (3)): a warning, never a refusal. */
+    {"negative concurrency: what Longhorn accepts and then fails to run", CW_OP_CREATE, 0, NULL,
+     RJ2("{'task':'backup','cron':'@daily','concurrency':-1}"), NULL, NEGATIVE_CONCURRENCY("-1"),
+     NULL},
     {"concurrency of the wrong type", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup','cron':'@daily','concurrency':'5'}"), NULL, NULL,
      "spec.concurrency: expected integer, got string"},
@@ -318,10 +322,14 @@ static const rj_case validate_cases[] = {
      "disabled\n"
      "spec.parameters[foo]: unknown parameter (expected full-backup-interval or "
      "volume-backup-policy)"},
-    {"negative full-backup-interval", CW_OP_CREATE, 0, NULL,
+    /* strconv.Atoi is Longhorn's only rule (v1.12.1 datastore/longhorn.go:6241). */
+    {"negative full-backup-interval: a warning", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup-force-create','cron':'@daily','parameters':"
          "{'full-backup-interval':'-1'}}"),
-     NULL, NULL, "spec.parameters[full-backup-interval]: must not be negative, got \"-1\""},
+     NULL,
+     "spec.parameters[full-backup-interval]: \"-1\" is negative: Longhorn accepts it and reads "
+     "it as \"1\" (a full backup when the run count is a multiple of it)",
+     NULL},
     {"full-backup-interval as Go's Atoi reads it", CW_OP_CREATE, 0, NULL,
      RJ2("{'task':'backup','cron':'@daily','parameters':"
          "{'full-backup-interval':'+007'}}"),
@@ -361,13 +369,13 @@ static const rj_case validate_cases[] = {
     {"not an object", CW_OP_CREATE, 0, NULL, "[]", NULL, NULL,
      "object: expected object, got array"},
     {"all problems at once, in field order", CW_OP_CREATE, 0, NULL,
-     RJN("'Bad'", "{'task':'','cron':'','retain':'x','concurrency':-2,'groups':['-']}"), NULL, NULL,
+     RJN("'Bad'", "{'task':'','cron':'','retain':'x','concurrency':-2,'groups':['-']}"), NULL,
+     NEGATIVE_CONCURRENCY("-2"),
      "metadata.name: \"Bad\" must match ^[a-z0-9][a-z0-9_.-]+$; cronwarden does not rename "
      "objects, use \"bad\"\n"
      "spec.task: must not be empty\nspec.cron: must not be empty\n"
      "spec.groups[0]: \"-\" must match ^[a-zA-Z0-9][a-zA-Z0-9_.-]+$\n"
-     "spec.retain: expected integer, got string\n"
-     "spec.concurrency: must not be negative, got -2"},
+     "spec.retain: expected integer, got string"},
     {"update keeps a stored violation as a warning", CW_OP_UPDATE, 0,
      RJ2("{'task':'backup','cron':'@daily','retain':300}"),
      RJ2("{'task':'backup','cron':'@daily','retain':300,'labels':{'a':'b'}}"), NULL,
@@ -435,6 +443,63 @@ static void tasks_of_the_clusters_minor(void **state)
         cfg.longhorn_minor = c->minor;
         test_policy_case(cw_recurringjob_validate, &cfg, c->op, c->old_task ? old : NULL, obj, NULL,
                          c->warnings, c->problems, label);
+        cw_policy_config_free(&cfg);
+    }
+}
+
+/* The parameters each release range's webhook accepts on a backup task
+ * (datastore.validateRecurringJobBackupParameter): full-backup-interval from v1.7.0 (v1.7.0
+ * datastore/longhorn.go:4487), volume-backup-policy from v1.9.0 (v1.9.0 :5155; v1.7.0 :4493 and
+ * v1.8.2 :5054 say "is not a valid parameter"); minor 0: not known, the newest release's. */
+typedef struct {
+    int minor, patch;
+    const char *task, *params, *warnings, *problems;
+} param_case;
+
+static const param_case param_cases[] = {
+    {8, 2, "backup", "{'volume-backup-policy':'always'}", NULL,
+     "spec.parameters[volume-backup-policy]: a parameter of Longhorn 1.9.0 and later; the "
+     "cluster runs Longhorn 1.8, whose webhook refuses it (\"is not a valid parameter\")"},
+    {7, 0, "backup-force-create", "{'full-backup-interval':'2','volume-backup-policy':'disabled'}",
+     NULL,
+     "spec.parameters[volume-backup-policy]: a parameter of Longhorn 1.9.0 and later; the "
+     "cluster runs Longhorn 1.7, whose webhook refuses it (\"is not a valid parameter\")"},
+    {8, -1, "backup", "{'foo':'1'}", NULL,
+     "spec.parameters[foo]: unknown parameter (expected full-backup-interval)"},
+    {9, 0, "backup", "{'volume-backup-policy':'always'}", NULL, NULL},
+    {12, 1, "backup", "{'foo':'1'}", NULL,
+     "spec.parameters[foo]: unknown parameter (expected full-backup-interval or "
+     "volume-backup-policy)"},
+    {0, -1, "backup", "{'volume-backup-policy':'if-not-present'}", NULL, NULL},
+    {12, 1, "backup", "{'full-backup-interval':'-3'}",
+     "spec.parameters[full-backup-interval]: \"-3\" is negative: Longhorn accepts it and reads "
+     "it as \"3\" (a full backup when the run count is a multiple of it)",
+     NULL},
+    /* 1.6 has no parameters (its CRD prunes them): what 1.7 would refuse is a warning. */
+    {6, 4, "backup", "{'full-backup-interval':'x'}",
+     "spec.parameters[full-backup-interval]: \"x\" is not an integer", NULL},
+    /* system-backup's are read, never checked (v1.12.1 datastore/longhorn.go:6224). */
+    {12, 1, "system-backup", "{'volume-backup-policy':'sometimes'}",
+     "spec.parameters[volume-backup-policy]: \"sometimes\" is not one of always, if-not-present, "
+     "disabled",
+     NULL},
+};
+
+static void parameters_of_each_release(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(param_cases) / sizeof(param_cases[0]); i++) {
+        const param_case *c = &param_cases[i];
+        char obj[512], label[96];
+        snprintf(obj, sizeof(obj), RJ2("{'task':'%s','cron':'@daily','parameters':%s}"), c->task,
+                 c->params);
+        snprintf(label, sizeof(label), "1.%d.%d %s %s", c->minor, c->patch, c->task, c->params);
+        cw_policy_config cfg;
+        assert_int_equal(cw_policy_config_init(&cfg), CW_OK);
+        cfg.longhorn_minor = c->minor;
+        cfg.longhorn_patch = c->patch;
+        test_policy_case(cw_recurringjob_validate, &cfg, CW_OP_CREATE, NULL, obj, NULL, c->warnings,
+                         c->problems, label);
         cw_policy_config_free(&cfg);
     }
 }
@@ -701,6 +766,7 @@ int main(void)
         cmocka_unit_test(every_task_is_accepted),
         cmocka_unit_test(tasks_of_the_clusters_minor),
         cmocka_unit_test(tasks_of_each_release),
+        cmocka_unit_test(parameters_of_each_release),
         cmocka_unit_test(retain_rule),
         cmocka_unit_test(legacy_jobs),
         cmocka_unit_test(cron_zone_prefixes),

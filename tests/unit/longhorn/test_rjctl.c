@@ -13,22 +13,26 @@
 #include "longhorn/settings.h"
 #include "longhorn/version.h"
 #include "longhorn/rjctl.h"
+#include "longhorn/recurringjob.h"
 #include "defaults/policy.h"
 #include "lib/buf.h"
+#include "tests/unit/tzdb_fixture.h"
 
 static cw_policy_config policy;
 
+/* The controller's policy, with the system's zone database as the controller has it. */
 static int setup(void **state)
 {
-    (void)state;
-    return cw_policy_config_init(&policy);
+    if (cw_policy_config_init(&policy) != CW_OK || tzdb_setup(state) != 0)
+        return -1;
+    policy.tzdb = &tzdb;
+    return 0;
 }
 
 static int teardown(void **state)
 {
-    (void)state;
     cw_policy_config_free(&policy);
-    return 0;
+    return tzdb_teardown(state);
 }
 
 static cw_rjctl_config fresh_install(void)
@@ -501,13 +505,12 @@ static const decide_case decide_cases[] = {
      RJ_PRUNED("snapshot"), NULL, CW_RJCTL_CREATE, NULL, "", ""},
     {"no spec.name, CronJob in sync: nothing", RJ_PRUNED("snapshot"),
      "[" CJ("nightly", "@SPEC@") "]", CW_RJCTL_INSYNC, NULL, "", ""},
-    {"a spec.name that is not metadata.name: refused, named",
+    {"a spec.name that is not metadata.name: written all the same, named after metadata.name "
+     "(Longhorn's newCronJob never reads spec.name; the webhook refuses it)",
      "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':'nightly',"
      "'namespace':'longhorn-system','uid':'u-1'},'spec':{'name':'daily','task':'snapshot',"
      "'cron':'0 2 * * *','retain':3,'concurrency':1}}",
-     NULL, CW_RJCTL_INVALID, NULL, "",
-     "spec.name: \"daily\" differs from metadata.name \"nightly\": Longhorn names the job and "
-     "its CronJob after metadata.name (leave spec.name out, or make it the same)"},
+     NULL, CW_RJCTL_CREATE, NULL, "", ""},
 };
 
 static char *joined(const cw_strlist *l)
@@ -752,6 +755,11 @@ static void test_toleration_order(void **state)
     "'namespace':'longhorn-system','uid':'u-1'},'spec':{'task':'" task "','cron':'" cron "',"      \
     "'retain':3,'concurrency':1,'parameters':" params "}}"
 
+/* Any spec, named as given. */
+#define RJ_FIELDS(name, fields)                                                                    \
+    "{'apiVersion':'longhorn.io/v1beta2','kind':'RecurringJob','metadata':{'name':'" name "',"     \
+    "'namespace':'longhorn-system','uid':'u-1'},'spec':{" fields "}}"
+
 typedef struct {
     const char *label, *tag; /* the longhorn-manager image's tag */
     const char *settings;    /* {name: value} (' for ") */
@@ -826,9 +834,46 @@ static const release_case release_cases[] = {
     {"1.6.4: no parameters checked (from v1.7.0)", "v1.6.4", "{}",
      RJ_TASK("backup", "0 2 * * *", "{'full-backup-interval':'x'}"), CW_RJCTL_CREATE, NULL, NULL,
      NULL},
-    {"1.12.1: a backup task's are", "v1.12.1", "{}",
-     RJ_TASK("backup", "0 2 * * *", "{'full-backup-interval':'x'}"), CW_RJCTL_INVALID,
-     "spec.parameters[full-backup-interval]: \"x\" is not an integer", NULL, NULL},
+    /* A backup task's parameters are checked by Longhorn's webhook, never by its controller,
+     * whose newCronJob reads no field but the name and the cron (every tag): what the webhook
+     * would refuse, the controller still writes (issue 34 (3)). */
+    {"1.12.1: a backup task's are the webhook's, not the controller's", "v1.12.1", "{}",
+     RJ_TASK("backup", "0 2 * * *", "{'full-backup-interval':'x'}"), CW_RJCTL_CREATE, NULL, NULL,
+     NULL},
+    {"1.12.1: a negative full-backup-interval", "v1.12.1", "{}",
+     RJ_TASK("backup", "0 2 * * *", "{'full-backup-interval':'-1'}"), CW_RJCTL_CREATE, NULL, NULL,
+     NULL},
+    {"1.12.1: an unknown parameter on a backup task", "v1.12.1", "{}",
+     RJ_TASK("backup-force-create", "0 2 * * *", "{'foo':'bar'}"), CW_RJCTL_CREATE, NULL, NULL,
+     NULL},
+    {"1.8.2: volume-backup-policy, a parameter of 1.9", "v1.8.2", "{}",
+     RJ_TASK("backup", "0 2 * * *", "{'volume-backup-policy':'always'}"), CW_RJCTL_CREATE, NULL,
+     NULL, NULL},
+    {"1.12.1: a negative concurrency", "v1.12.1", "{}",
+     RJ_FIELDS("nightly", "'task':'snapshot','cron':'0 2 * * *','concurrency':-1"), CW_RJCTL_CREATE,
+     NULL, NULL, NULL},
+    {"1.12.1: a retain over the maximum", "v1.12.1", "{}",
+     RJ_FIELDS("nightly", "'task':'snapshot','cron':'0 2 * * *','retain':500"), CW_RJCTL_CREATE,
+     NULL, NULL, NULL},
+    {"1.12.1: labels and groups the webhook refuses", "v1.12.1", "{}",
+     RJ_FIELDS("nightly",
+               "'task':'snapshot','cron':'0 2 * * *','labels':{'a b':''},'groups':['bad group']"),
+     CW_RJCTL_CREATE, NULL, NULL, NULL},
+    {"1.12.1: a spec.name that is not metadata.name (newCronJob reads metadata.name)", "v1.12.1",
+     "{}", RJ_FIELDS("nightly", "'name':'daily','task':'snapshot','cron':'0 2 * * *'"),
+     CW_RJCTL_CREATE, NULL, NULL, NULL},
+    {"1.12.1: a name of 41 characters (upstream's webhook would shorten it on create)", "v1.12.1",
+     "{}",
+     RJ_FIELDS("abcdefghij-abcdefghij-abcdefghij-abcdefgh", "'task':'snapshot','cron':'0 2 * * *'"),
+     CW_RJCTL_CREATE, NULL, NULL, NULL},
+    /* What no CronJob is made of: a schedule the API server refuses (Kubernetes parses it with
+     * robfig/cron too), a task the release does not have (its CRD refuses it from 1.3; 1.2 would
+     * run it as a snapshot). */
+    {"1.12.1: a cron that does not parse", "v1.12.1", "{}",
+     RJ_FIELDS("nightly", "'task':'snapshot','cron':'61 * * * *','concurrency':-1"),
+     CW_RJCTL_INVALID,
+     "spec.cron: invalid cron expression \"61 * * * *\": end of range (61) above maximum (59): 61",
+     NULL, NULL},
     /* (5) Go 1.22's encoding/json writes \b and \f (v1.6.2 on); older Go \u0008 and \u000c. */
     {"1.6.1: Go 1.21 writes \\u000c", "v1.6.1", "{}", RJ_TASK("snapshot", "0\\f2 * * *", "{}"),
      CW_RJCTL_CREATE, NULL, NULL, "{\"schedule\":\"0\\u000c2 * * *\","},
@@ -989,24 +1034,59 @@ static int go_short_escapes(const char *go)
     return go && sscanf(go, "go%d.%d", &major, &minor) == 2 && (major > 1 || minor >= 22);
 }
 
-static void test_oracle(void **state)
+/* Every output file the oracle's README lists, in byte order: a file deleted, renamed or added
+ * without its row there fails test_oracle. */
+static const char *const oracle_files[] = {
+    "v1.10.2.json", "v1.11.3.json", "v1.12.0.json", "v1.12.1.json", "v1.2.6.json",
+    "v1.3.2.json",  "v1.3.3.json",  "v1.4.0.json",  "v1.4.1.json",  "v1.4.4.json",
+    "v1.5.5.json",  "v1.6.4.json",  "v1.7.4.json",  "v1.8.2.json",  "v1.9.3.json",
+};
+
+static int by_name(const void *a, const void *b)
 {
-    (void)state;
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The v*.json files of tests/fixtures/longhorn-oracle/, sorted; *n of them (caller frees). */
+static char **oracle_listing(size_t *n)
+{
     char dir[512];
     const char *src = getenv("CW_SOURCE_DIR");
     snprintf(dir, sizeof(dir), "%s/tests/fixtures/longhorn-oracle", src ? src : ".");
-    json_object *cases = read_fixture("oracle", "cases.json");
-    json_object *list = cw_json_member(cases, "cases");
     DIR *d = opendir(dir);
     struct dirent *e;
-    size_t tags = 0, compared = 0, errors = 0, rebuilt = 0;
+    char **names = NULL;
+    *n = 0;
     if (!d)
         fail_msg("cannot open %s", dir);
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (e->d_name[0] != 'v' || len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
             continue;
-        json_object *tagged = read_fixture("oracle", e->d_name);
+        names = realloc(names, (*n + 1) * sizeof(*names));
+        assert_non_null(names);
+        names[(*n)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    if (*n)
+        qsort(names, *n, sizeof(*names), by_name);
+    return names;
+}
+
+static void test_oracle(void **state)
+{
+    (void)state;
+    json_object *cases = read_fixture("oracle", "cases.json");
+    json_object *list = cw_json_member(cases, "cases");
+    size_t tags = 0, compared = 0, errors = 0, rebuilt = 0, found;
+    char **names = oracle_listing(&found);
+    for (size_t i = 0; i < found || i < N(oracle_files); i++)
+        if (i >= found || i >= N(oracle_files) || strcmp(names[i], oracle_files[i]) != 0)
+            fail_msg("longhorn-oracle: file %zu is %s, the list says %s", i,
+                     i < found ? names[i] : "missing",
+                     i < N(oracle_files) ? oracle_files[i] : "none");
+    for (size_t f = 0; f < found; f++) {
+        json_object *tagged = read_fixture("oracle", names[f]);
         char image[128];
         cw_lh_identity id;
         cw_lh_decision dec;
@@ -1015,13 +1095,13 @@ static void test_oracle(void **state)
         cw_lh_identify_image(image, &id);
         cw_lh_decide(CW_LH_RECONCILER_RECURRINGJOB, &id, &dec);
         if (!dec.write)
-            fail_msg("%s: %s", e->d_name, dec.message);
+            fail_msg("%s: %s", names[f], dec.message);
         cw_lh_profile row = *dec.profile;
         row.json_short_escapes = go_short_escapes(cw_json_path_string(tagged, "go")) ? 1 : 0;
         /* Only the file its README says was run so: every other file checks the row's escapes. */
         if (row.json_short_escapes != dec.profile->json_short_escapes) {
             if (strcmp(cw_json_path_string(tagged, "tag"), "v1.5.5") != 0)
-                fail_msg("%s: run with %s, whose escapes are not Longhorn %s's", e->d_name,
+                fail_msg("%s: run with %s, whose escapes are not Longhorn %s's", names[f],
                          cw_json_path_string(tagged, "go"), dec.profile->release);
             rebuilt++;
         }
@@ -1030,16 +1110,85 @@ static void test_oracle(void **state)
             compared++;
         }
         json_object_put(tagged);
+        free(names[f]);
         tags++;
     }
-    closedir(d);
+    free(names);
     json_object_put(cases);
-    /* Not vacuous: at least one release, and the table's 40+ cases each. */
-    assert_true(tags >= 1);
+    /* Not vacuous: every listed release, and the table's 40+ cases each. */
+    assert_int_equal(tags, N(oracle_files));
     assert_true(compared >= 40 * tags);
     print_message("oracle: %zu releases (%zu run with a Go whose escapes differ from the "
                   "release's), %zu cases compared (%zu upstream errors)\n",
                   tags, rebuilt, compared, errors);
+}
+
+/* The controller writes every CronJob upstream's controller writes (issue 34 (3)): over the
+ * oracle's table at every release, a case upstream made a CronJob of (no Settings error) is
+ * CREATE, or refused only for a task that release does not have (its CRD refuses the task from
+ * 1.3; 1.2 would run it as a snapshot) or for the one cron Kubernetes' robfig parser refuses as
+ * well (a backspace inside a field; a CRON_TZ= prefix is written, as upstream writes it). */
+static void test_oracle_decide(void **state)
+{
+    (void)state;
+    json_object *cases = read_fixture("oracle", "cases.json");
+    json_object *list = cw_json_member(cases, "cases");
+    size_t created = 0, refused = 0;
+    for (size_t f = 0; f < N(oracle_files); f++) {
+        json_object *tagged = read_fixture("oracle", oracle_files[f]);
+        const char *tag = cw_json_path_string(tagged, "tag");
+        char image[128];
+        cw_lh_identity id;
+        cw_lh_decision dec;
+        snprintf(image, sizeof(image), "longhornio/longhorn-manager:%s", tag);
+        cw_lh_identify_image(image, &id);
+        cw_lh_decide(CW_LH_RECONCILER_RECURRINGJOB, &id, &dec);
+        assert_true(dec.write);
+        for (size_t i = 0; i < json_object_array_length(list); i++) {
+            json_object *c = json_object_array_get_idx(list, i), *rj;
+            const char *name = cw_json_path_string(c, "name");
+            if (cw_json_path_string(cw_json_member(cw_json_member(tagged, "results"), name),
+                                    "error"))
+                continue; /* a Setting upstream refuses: no CronJob on either side */
+            cw_rjctl_settings set;
+            cw_rjctl_config cfg = fresh_install();
+            cw_rjctl_actions a;
+            cw_error err;
+            cw_error_init(&err);
+            assert_int_equal(
+                cw_rjctl_settings_read(dec.profile, cw_json_member(c, "settings"), &set, &err),
+                CW_OK);
+            cw_rjctl_config_use(&cfg, dec.profile, &set);
+            cfg.cronjob_api_version = dec.profile->cronjob_api;
+            rj = cw_json_member(c, "recurringJob");
+            cw_rjctl_actions_init(&a);
+            assert_int_equal(
+                cw_rjctl_decide(rj, cw_json_path_string(rj, "metadata.name"), NULL, &cfg, &a, &err),
+                CW_OK);
+            const char *task = cw_json_path_string(rj, "spec.task");
+            for (size_t p = 0; a.outcome == CW_RJCTL_INVALID && p < a.problems.len; p++) {
+                const char *why = a.problems.items[p];
+                if (!(strncmp(why, "spec.task: ", 11) == 0 &&
+                      !cw_recurringjob_task_in(task, id.minor, id.patch)) &&
+                    !(strcmp(name, "cron-backspace") == 0 &&
+                      strncmp(why, "spec.cron: invalid cron expression ", 35) == 0))
+                    fail_msg("%s %s: upstream writes a CronJob, cronwarden refuses: %s", tag, name,
+                             why);
+            }
+            if (a.outcome != CW_RJCTL_CREATE && a.outcome != CW_RJCTL_INVALID)
+                fail_msg("%s %s: %s", tag, name, cw_rjctl_outcome_name(a.outcome));
+            created += a.outcome == CW_RJCTL_CREATE;
+            refused += a.outcome == CW_RJCTL_INVALID;
+            cw_rjctl_actions_free(&a);
+            cw_rjctl_settings_free(&set);
+        }
+        json_object_put(tagged);
+    }
+    json_object_put(cases);
+    assert_true(created >= 40 * N(oracle_files));
+    print_message("oracle decide: %zu CronJobs written, %zu refused (tasks the release lacks, "
+                  "a cron the API server refuses)\n",
+                  created, refused);
 }
 
 int main(void)
@@ -1057,6 +1206,7 @@ int main(void)
         cmocka_unit_test(test_toleration_order),
         cmocka_unit_test(test_releases),
         cmocka_unit_test(test_oracle),
+        cmocka_unit_test(test_oracle_decide),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
