@@ -22,6 +22,8 @@ E2E_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$E2E_LIB_DIR/cluster.sh"
 # shellcheck source=kcget.sh
 . "$E2E_LIB_DIR/kcget.sh"
+# shellcheck source=kcwrite.sh
+. "$E2E_LIB_DIR/kcwrite.sh"
 : "${CW_SOURCE_DIR:=$(cd "$E2E_LIB_DIR/../.." && pwd)}"
 export CW_SOURCE_DIR
 E2E_NAME=${E2E_NAME:-$(basename "$0" .sh)}
@@ -210,16 +212,21 @@ e2e_start() {
 
 # kc ARGS...: the built kubectl as admin. kc_as USER ARGS...: as one of the extra users.
 # kubectl's discovery cache lives in the scenario's directory, not in ~/.kube. Reads whose answer
-# the API defines alone (`get --raw`, `get ... -o json`) go through curl (kcget.sh: a fifth of a
-# kubectl start's CPU).
+# the API defines alone (`get --raw`, `get ... -o json`) and the common writes (patch, replace
+# --raw, create namespace, create -f of plain YAML) go through curl (kcget.sh, kcwrite.sh: a
+# fifth of a kubectl start's CPU; e2e/kc_curl compares both).
 kc() {
   local rc=0
   e2e__kcget "$@" || rc=$?
   [ "$rc" = 125 ] || return "$rc"
+  rc=0
+  e2e__kcwrite "$@" || rc=$?
+  [ "$rc" = 125 ] || return "$rc"
   "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" "$@"
 }
 # For the commands wait_for runs through `bash -c "... kc get ..."`.
-export -f kc e2e__kcget e2e__kcget_fetch e2e__kcget_resolve e2e__kcget_discover e2e__kcget_uri
+export -f kc e2e__kcget e2e__kcget_fetch e2e__kcget_resolve e2e__kcget_discover e2e__kcget_uri \
+  e2e__kcwrite e2e__kcwrite_patch e2e__kcwrite_create e2e__kcwrite_row e2e__kcwrite_kind e2e__kcwrite_send
 kc_as() {
   local user=$1; shift
   [ -f "$CW_E2E_DIR/kubeconfig-$user" ] || e2e_fail "no user '$user' in this cluster (CW_E2E_USERS='$CW_E2E_USERS')"
