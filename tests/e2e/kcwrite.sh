@@ -10,11 +10,12 @@
 #                                                        (current Kubernetes only)
 #
 # `create -f` takes YAML documents whose apiVersion and kind are top-level lines and whose only
-# `namespace:` is metadata's (the URL carries it, or -n's, or default): each is sent as it is
-# (application/yaml) with kubectl's default field validation (Strict); kubectl 1.20 validates on
-# the client instead, so on 1.20 kubectl answers. Output as kubectl's (`kind.group/name patched|created`, `namespace/NAME
-# created`, the raw answer of `replace --raw`), the server's warnings as `Warning: TEXT` on
-# stderr, errors as `Error from server (Reason): [error when creating "FILE": ]message`, exit 1.
+# `namespace:` is metadata's, or one JSON object (the URL carries the namespace, or -n's, or
+# default): each is sent as it is (application/yaml or json) with kubectl's default field
+# validation (Strict); kubectl 1.20 validates on the client instead, so on 1.20 kubectl answers.
+# Output as kubectl's (`kind.group/name patched|created`, `namespace/NAME created`, the raw answer
+# of `replace --raw`), the server's warnings as `Warning: TEXT` on stderr, errors as `Error from
+# server (Reason): [error when creating "FILE": ]message`, exit 1.
 # Anything else goes to kubectl (exit 125 here). e2e/kc_curl compares both on a table of calls.
 # shellcheck shell=bash
 
@@ -90,80 +91,93 @@ e2e__kcwrite_patch() {
   fi
 }
 
-# e2e__kcwrite_create ARGS...: `kc create -f` of YAML documents (see the top of this file). Input
-# that is not a regular file (stdin, a pipe) is read once; when kubectl must answer after all, it
-# gets that copy on its stdin.
+# e2e__kcwrite_create ARGS...: `kc create -f` of YAML documents or one JSON object (see the top
+# of this file). Input that is not a regular file (stdin, a pipe such as <(...)) is read once;
+# when kubectl must answer after all, it reads that copy under the same name (stdin, the same
+# /dev/fd/N), so that its messages name what the caller gave.
 e2e__kcwrite_create() {
   [ "${CW_E2E_K8S:-current}" != 1.20 ] || return 125
-  local file="" ns="" query="?fieldManager=kubectl-create" valid=Strict dry="" json="" a kargs=()
+  local file="" ns="" query="?fieldManager=kubectl-create" valid=Strict dry="" json="" a args=("$@")
   while [ $# -gt 0 ]; do
     a=$1
     case $a in
       -f | --filename | -n | --namespace)
         [ $# -ge 2 ] || return 125
-        case $a in -f | --filename) [ -z "$file" ] || return 125; file=$2; kargs+=(-f -) ;; *) ns=$2; kargs+=("$a" "$2") ;; esac
+        case $a in -f | --filename) [ -z "$file" ] || return 125; file=$2 ;; *) ns=$2 ;; esac
         shift ;;
-      --namespace=*) ns=${a#*=}; kargs+=("$a") ;;
-      --dry-run=server) query+="&dryRun=All"; dry=" (server dry run)"; kargs+=("$a") ;;
+      --namespace=*) ns=${a#*=} ;;
+      --dry-run=server) query+="&dryRun=All"; dry=" (server dry run)" ;;
       # kubectl's --validate as the server's field validation.
-      --validate=true | --validate=strict) valid=Strict; kargs+=("$a") ;;
-      --validate=false | --validate=ignore) valid=Ignore; kargs+=("$a") ;;
-      --validate=warn) valid=Warn; kargs+=("$a") ;;
-      -o | --output)
-        [ $# -ge 2 ] && [ "$2" = json ] || return 125
-        json=1; kargs+=("$a" "$2"); shift ;;
-      -ojson | -o=json | --output=json) json=1; kargs+=("$a") ;;
+      --validate=true | --validate=strict) valid=Strict ;;
+      --validate=false | --validate=ignore) valid=Ignore ;;
+      --validate=warn) valid=Warn ;;
+      -o | --output) [ $# -ge 2 ] && [ "$2" = json ] || return 125; json=1; shift ;;
+      -ojson | -o=json | --output=json) json=1 ;;
       *) return 125 ;;
     esac
     shift
   done
-  [ -n "$file" ] || return 125
   query+="&fieldValidation=$valid"
-  local dir=$CW_E2E_DIR/kcwrite.$BASHPID shown=$file src=$file
-  [ "$file" = - ] && shown=STDIN
-  [ "$file" = - ] || [ -e "$file" ] || return 125
+  local dir=$CW_E2E_DIR/kcwrite.$BASHPID shown=$file src=$file fd=""
+  case $file in
+    -) shown=STDIN; src=$dir/in ;;
+    /dev/fd/[0-9]*) fd=${file#/dev/fd/}; [[ $fd =~ ^[0-9]+$ ]] || return 125; src=$dir/in ;;
+    *) [ -f "$file" ] || return 125 ;;
+  esac
   rm -rf "$dir"; mkdir -p "$dir"
-  if [ "$file" = - ] || [ ! -f "$file" ]; then
-    cat -- "$file" > "$dir/in" || { rm -rf "$dir"; return 125; }
-    src=$dir/in
+  if [ "$src" = "$dir/in" ] && ! cat -- "$file" > "$dir/in"; then rm -rf "$dir"; return 125; fi
+  local rows=() ok=1 doc row docns i namespaced ctype=application/yaml
+  if [ "$(tr -d ' \t\r\n' < "$src" | head -c 1)" = "{" ]; then
+    # One JSON object (kubectl also takes a stream of them, and Lists: those are kubectl's).
+    ctype=application/json
+    cp "$src" "$dir/doc.0"
+    jq -ser 'if length == 1 and (.[0] | type) == "object" and (.[0].kind // "" | endswith("List") | not)
+      then .[0] | [.apiVersion // "", .kind // "", .metadata.namespace // ""] | @tsv else error("") end' \
+      "$src" > "$dir/json.tsv" 2>/dev/null || ok=0
+    if [ "$ok" = 1 ]; then
+      IFS=$'\t' read -r a row docns < "$dir/json.tsv"
+      printf '%s\n%s\n' "apiVersion: $a" "kind: $row" > "$dir/head.0"
+      [ -z "$docns" ] || printf '%s\n' "$docns" > "$dir/ns.0"
+    fi
+  else
+    # One file a document (doc.N, its metadata.namespace in ns.N); none that kubectl would read
+    # differently: a List, a `namespace:` anywhere but in the top-level metadata.
+    awk -v d="$dir" '
+      BEGIN { n = 0 }
+      /^---[ \t]*$/ { n++; meta = 0; next }
+      { print > (d "/doc." n) }
+      /^kind: *[A-Za-z]*List *$/ { bad = 1 }
+      /^[^ #]/ { meta = 0 }
+      /^metadata: *$/ { meta = 1; next }
+      {
+        line = $0
+        c = gsub(/namespace:/, "&", line)
+        if (c == 0) next
+        total[n] += c
+        v = ""
+        if (meta && $0 ~ /^  namespace: *[^ ]+ *$/) { v = $0; sub(/^  namespace: */, "", v) }
+        else if ($0 ~ /^metadata: *[{].*[}] *$/ && match($0, /[{,] *namespace: *[^,} ]+/)) {
+          v = substr($0, RSTART, RLENGTH); sub(/^[{,] *namespace: */, "", v)
+        }
+        if (v == "") next
+        sub(/ *$/, "", v); gsub(/^["\047]|["\047]$/, "", v)
+        found[n]++; nsv[n] = v
+      }
+      END {
+        for (i = 0; i <= n; i++) {
+          if (total[i] + 0 != found[i] + 0 || found[i] > 1) bad = 1
+          if (i in nsv) print nsv[i] > (d "/ns." i)
+        }
+        exit bad
+      }' "$src" || ok=0
   fi
-  local rows=() ok=1 doc row docns i namespaced
-  # One file a document (doc.N, its metadata.namespace in ns.N); none that kubectl would read
-  # differently: a List, JSON, a `namespace:` anywhere but in the top-level metadata.
-  awk -v d="$dir" '
-    BEGIN { n = 0 }
-    /^---[ \t]*$/ { n++; meta = 0; next }
-    { print > (d "/doc." n) }
-    /^kind: *[A-Za-z]*List *$/ { bad = 1 }
-    /^[^ #]/ { meta = 0 }
-    /^metadata: *$/ { meta = 1; next }
-    {
-      line = $0
-      c = gsub(/namespace:/, "&", line)
-      if (c == 0) next
-      total[n] += c
-      v = ""
-      if (meta && $0 ~ /^  namespace: *[^ ]+ *$/) { v = $0; sub(/^  namespace: */, "", v) }
-      else if ($0 ~ /^metadata: *[{].*[}] *$/ && match($0, /[{,] *namespace: *[^,} ]+/)) {
-        v = substr($0, RSTART, RLENGTH); sub(/^[{,] *namespace: */, "", v)
-      }
-      if (v == "") next
-      sub(/ *$/, "", v); gsub(/^["\047]|["\047]$/, "", v)
-      found[n]++; nsv[n] = v
-    }
-    END {
-      for (i = 0; i <= n; i++) {
-        if (total[i] + 0 != found[i] + 0 || found[i] > 1) bad = 1
-        if (i in nsv) print nsv[i] > (d "/ns." i)
-      }
-      exit bad
-    }' "$src" || ok=0
   for ((i = 0; ok && i < 100000; i++)); do
     doc=$dir/doc.$i
     [ -f "$doc" ] || break
     grep -q '[^[:space:]]' "$doc" || continue
-    row=$(e2e__kcwrite_row "$(sed -n 's/^apiVersion: *\([^ ]*\) *$/\1/p' "$doc")" \
-      "$(sed -n 's/^kind: *\([^ ]*\) *$/\1/p' "$doc")") || { ok=0; break; }
+    [ -f "$dir/head.$i" ] || cp "$doc" "$dir/head.$i"
+    row=$(e2e__kcwrite_row "$(sed -n 's/^apiVersion: *\([^ ]*\) *$/\1/p' "$dir/head.$i")" \
+      "$(sed -n 's/^kind: *\([^ ]*\) *$/\1/p' "$dir/head.$i")") || { ok=0; break; }
     docns=$(cat "$dir/ns.$i" 2>/dev/null || true)
     IFS=$'\t' read -r _ _ namespaced _ <<<"$row"
     if [ "$namespaced" = 0 ]; then
@@ -177,7 +191,8 @@ e2e__kcwrite_create() {
   [ -z "$json" ] || [ ${#rows[@]} = 1 ] || ok=0 # several objects: kubectl prints a List
   if [ "$ok" = 0 ]; then
     [ "$src" = "$file" ] && { rm -rf "$dir"; return 125; }
-    "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" ${asarg[@]+"${asarg[@]}"} create "${kargs[@]}" < "$dir/in"
+    local k=("$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" ${asarg[@]+"${asarg[@]}"} create "${args[@]}")
+    if [ -n "$fd" ]; then eval '"${k[@]}"' "$fd"'< "$dir/in"'; else "${k[@]}" < "$dir/in"; fi
     a=$?; rm -rf "$dir"; return "$a"
   fi
   local rc=0 prefix plural apiversion kind path
@@ -185,7 +200,7 @@ e2e__kcwrite_create() {
     IFS=$'\t' read -r prefix plural namespaced apiversion kind doc docns <<<"$row"
     path=$prefix
     [ "$namespaced" = 1 ] && path+="/namespaces/$docns"
-    e2e__kcwrite_send POST "$CW_E2E_API_URL$path/$plural$query" application/yaml "$doc" \
+    e2e__kcwrite_send POST "$CW_E2E_API_URL$path/$plural$query" "$ctype" "$doc" \
       "error when creating \"$shown\": " "${json:+json}$(e2e__kcwrite_kind "$apiversion" "$kind")/%s created$dry" || rc=1
   done
   rm -rf "$dir"

@@ -23,24 +23,25 @@ CASES=0
 printf '#!/bin/sh\necho "$*" >> %q\nexec %q "$@"\n' "$W/kubectl-starts" "$CW_KUBECTL" > "$W/kubectl"
 chmod +x "$W/kubectl"
 # both NAME STDIN ARGS...: `kc ARGS` (@NS@ = the namespace) with STDIN (a file, or /dev/null) both
-# ways; their answers must be equal (shown in the failure).
+# ways, STDIN also readable as @FD@ (a pipe, as <(...) gives); their answers must be equal (shown
+# in the failure).
 both() {
   local name=$1 in=$2 how ns rc a args started
   shift 2
   for how in curl kubectl; do
     ns=kcc-$how
     args=()
-    for a in "$@"; do args+=("${a//@NS@/$ns}"); done
+    for a in "$@"; do a=${a//@NS@/$ns}; args+=("${a//@FD@//dev/fd/9}"); done
     rc=0
     if [ "$how" = curl ]; then
       rm -f "$W/kubectl-starts"
-      CW_KUBECTL=$W/kubectl kc "${args[@]}" < "$in" > "$W/$name.$how.out" 2> "$W/$name.$how.err" || rc=$?
+      CW_KUBECTL=$W/kubectl kc "${args[@]}" < "$in" 9< <(cat "$in") > "$W/$name.$how.out" 2> "$W/$name.$how.err" || rc=$?
       started=no
       [ ! -s "$W/kubectl-starts" ] || started=yes
       [ "$started" = "$([ "${FALLS_BACK:-0}" = 1 ] && echo yes || echo no)" ] ||
         e2e_fail "kc $name: kubectl started: $started, expected: $([ "${FALLS_BACK:-0}" = 1 ] && echo yes || echo no)"
     else
-      CW_E2E_KCGET=0 kc "${args[@]}" < "$in" > "$W/$name.$how.out" 2> "$W/$name.$how.err" || rc=$?
+      CW_E2E_KCGET=0 kc "${args[@]}" < "$in" 9< <(cat "$in") > "$W/$name.$how.out" 2> "$W/$name.$how.err" || rc=$?
     fi
     { echo "exit $rc"; norm "$ns" "$W/$name.$how.out"; echo "-- stderr"; norm "$ns" "$W/$name.$how.err"; } > "$W/$name.$how"
   done
@@ -122,6 +123,15 @@ items:
 - {apiVersion: v1, kind: ConfigMap, metadata: {name: in-list}}
 EOF
 FALLS_BACK=1 both create-list "$W/list.yaml" create -n @NS@ -f -
+cat > "$W/cm.json" <<'EOF'
+{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "json-cm", "labels": {"app": "kcc"}}, "data": {"j": "1"}}
+EOF
+both create-json-pipe "$W/cm.json" create -n @NS@ -f @FD@
+both create-json-pipe-exists "$W/cm.json" create -n @NS@ -f @FD@
+cat > "$W/list.json" <<'EOF'
+{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "json-cm"}}]}
+EOF
+FALLS_BACK=1 both create-json-list-pipe "$W/list.json" create -n @NS@ -f @FD@
 
 e2e_step "writes: patch (merge, json, no change, not found, forbidden), replace --raw"
 both patch-merge /dev/null patch configmap cm -n @NS@ --type merge -p '{"data":{"a":"2"}}'
