@@ -133,9 +133,7 @@ e2e__kcget_resolve() {
   local map=$CW_E2E_DIR/kcget-resources.tsv token row try
   token=$(printf '%s' "$1" | tr '[:upper:]' '[:lower:]')
   for try in 1 2; do
-    if [ ! -s "$map" ]; then
-      e2e__kcget_discover > "$map.$BASHPID" && mv "$map.$BASHPID" "$map" || { rm -f "$map.$BASHPID"; return 1; }
-    fi
+    e2e__kcget_map || return 1
     # The core group first (kubectl's priority: `events` is core's); one other group, or none.
     row=$(awk -F'\t' -v t="$token" '$1 == t { print $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' "$map" |
       sort -u | awk -F'\t' '{ n++; r[n] = $0; if ($1 == 0) core = $0 }
@@ -149,6 +147,13 @@ e2e__kcget_resolve() {
     rm -f "$map"
   done
   return 1
+}
+
+# e2e__kcget_map: makes $CW_E2E_DIR/kcget-resources.tsv (e2e__kcget_discover) when it is not there.
+e2e__kcget_map() {
+  local map=$CW_E2E_DIR/kcget-resources.tsv
+  [ -s "$map" ] && return 0
+  e2e__kcget_discover > "$map.$BASHPID" && mv "$map.$BASHPID" "$map" || { rm -f "$map.$BASHPID"; return 1; }
 }
 
 # e2e__kcget_discover: the map of every name kubectl accepts for a resource, one line each:

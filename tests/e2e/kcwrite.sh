@@ -213,9 +213,7 @@ e2e__kcwrite_row() {
   local map=$CW_E2E_DIR/kcget-resources.tsv try row
   [ -n "$1" ] && [ -n "$2" ] || return 1
   for try in 1 2; do
-    if [ ! -s "$map" ]; then
-      e2e__kcget_discover > "$map.$BASHPID" && mv "$map.$BASHPID" "$map" || { rm -f "$map.$BASHPID"; return 1; }
-    fi
+    e2e__kcget_map || return 1
     row=$(awk -F'\t' -v v="$1" -v k="$2" '$6 == v && $7 == k { print $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 }' "$map" | sort -u)
     [ -n "$row" ] && [ "$(printf '%s\n' "$row" | wc -l)" = 1 ] && { printf '%s\n' "$row"; return 0; }
     [ -z "$row" ] && [ "$try" = 1 ] || return 1

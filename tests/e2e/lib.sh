@@ -225,7 +225,7 @@ kc() {
   "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" "$@"
 }
 # For the commands wait_for runs through `bash -c "... kc get ..."`.
-export -f kc e2e__kcget e2e__kcget_fetch e2e__kcget_resolve e2e__kcget_discover e2e__kcget_uri \
+export -f kc e2e__kcget e2e__kcget_fetch e2e__kcget_resolve e2e__kcget_map e2e__kcget_discover e2e__kcget_uri \
   e2e__kcwrite e2e__kcwrite_patch e2e__kcwrite_create e2e__kcwrite_row e2e__kcwrite_kind e2e__kcwrite_send
 kc_as() {
   local user=$1; shift
