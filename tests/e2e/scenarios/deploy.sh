@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# deploy/ on a real kube-apiserver 1.20, as an operator would use it (docs/deploy.md):
-#  - every kustomization builds (with the current kubectl, as docs/deploy.md renders deploy/kube-1.20
-#    for 1.19 and 1.20) and applies (server dry run first, then for real); deploy/kube-1.20 differs
-#    from deploy/kube-1.29 (the 1.21+ manifests without 1.30's fields) only in the two API versions
-#    1.20 lacks; the CRDs become Established and the example Longhorn 1.1 export validates;
+# deploy/ on the current Kubernetes, as an operator would use it (docs/deploy.md):
+#  - every kustomization builds and applies (server dry run first, then for real); the CRDs become
+#    Established and the example Longhorn 1.1 export validates (its CronJobs as batch/v1, what
+#    1.25+ serves; deploy/kube-1.20 and the Longhorn 1.1 export whole on 1.20: manifests_120.sh);
 #  - the webhook, the upgrade Job, the audit and the controller run with the shipped arguments
 #    under static users bound to exactly the shipped roles; each user's effective rights equal the
 #    API calls the code makes (SelfSubjectRulesReview), and everything else is refused;
@@ -29,7 +28,7 @@ SCALE_N=${CW_DEPLOY_VOLUMES:-2000}
 NS=longhorn-system # the namespace the shipped manifests name
 CW_NS=cronwarden
 
-e2e_start 1.20   # deploy/kube-1.20 and the upgrade Job, where the Longhorn 1.1 -> 1.2 upgrade runs; current: manifests.sh, helm.sh
+e2e_start current   # deploy/kube-1.20 on 1.20: manifests_120.sh
 e2e_require_users migrator webhook controller auditor nobody
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -60,10 +59,12 @@ bind_like_sa() {
 
 # rights USER NAMESPACE: the user's effective rights there (cluster-wide ones included), from a
 # SelfSubjectRulesReview: one "VERB RESOURCE[.GROUP][/NAME]" line each, sorted; the self-review
-# rights every authenticated user has are left out.
+# rights every authenticated user has (system:basic-user: access and rules reviews, and from 1.28
+# the SelfSubjectReview of `kubectl auth whoami`) are left out.
 rights() {
   kc_as "$1" create --validate=false -o json -f - <<EOF | jq -r '.status.resourceRules[]
       | select(.apiGroups != ["authorization.k8s.io"])
+      | select(.apiGroups != ["authentication.k8s.io"] or .resources != ["selfsubjectreviews"])
       | .apiGroups[] as $g | .resources[] as $r | (.resourceNames // [""])[] as $n | .verbs[] as $v
       | "\($v) \($r)\(if $g == "" then "" else "." + $g end)\(if $n == "" then "" else "/" + $n end)"' | sort -u
 apiVersion: authorization.k8s.io/v1
@@ -105,25 +106,12 @@ created() {
 }
 
 # ---- the manifests build -----------------------------------------------------------------------
-e2e_step "every kustomization builds with the current kubectl (docs/deploy.md's renderer for 1.19 and 1.20), printing nothing else"
-# kubectl 1.20's own kustomize (v2.0.3) builds only deploy/upgrade-job and deploy/audit (files);
-# manifests_120 shows it refusing the rest.
-CUR_KUBECTL=$("$CW_SOURCE_DIR/tests/k8s/build.sh" control-plane 2>/dev/null)/kubectl
-[ -x "$CUR_KUBECTL" ] || e2e_fail "no current kubectl to render with ($CUR_KUBECTL)"
-for k in base kube-1.29/base kube-1.20/base cert-manager upgrade-job audit kube-1.20/audit; do
-  E2E_OUT=$("$CUR_KUBECTL" kustomize "$D/$k" 2>"$E2E_DIR/stderr") || e2e_fail "kubectl kustomize $k failed: $(cat "$E2E_DIR/stderr")"
+e2e_step "every kustomization builds, printing nothing else"
+for k in base cert-manager upgrade-job audit; do
+  E2E_OUT=$(kc kustomize "$D/$k" 2>"$E2E_DIR/stderr") || e2e_fail "kubectl kustomize $k failed: $(cat "$E2E_DIR/stderr")"
   [ ! -s "$E2E_DIR/stderr" ] || e2e_fail "kubectl kustomize $k printed: $(cat "$E2E_DIR/stderr")"
-  printf '%s\n' "$E2E_OUT" > "$E2E_DIR/built-${k//\//_}.yaml"
+  printf '%s\n' "$E2E_OUT" > "$E2E_DIR/built-$k.yaml"
 done
-for k in upgrade-job audit; do
-  assert_ok kc kustomize "$D/$k"
-  assert_eq "$(cat "$E2E_DIR/built-$k.yaml")" "$E2E_OUT" "deploy/$k built by kubectl 1.20's kustomize"
-done
-# deploy/kube-1.20 is deploy/kube-1.29 (the 1.21+ manifests without 1.30's matchConditions and
-# preStop sleep; manifests.sh compares it with deploy/base) with the two API versions 1.20 lacks.
-changed() { diff "$E2E_DIR/built-$1.yaml" "$E2E_DIR/built-$2.yaml" | grep '^[<>]'; }
-assert_eq $'< apiVersion: policy/v1\n> apiVersion: policy/v1beta1' "$(changed kube-1.29_base kube-1.20_base)" "kube-1.29/base vs kube-1.20/base"
-assert_eq $'< apiVersion: batch/v1\n> apiVersion: batch/v1beta1' "$(changed audit kube-1.20_audit)" "audit vs kube-1.20/audit"
 
 # ---- CRDs and the example ----------------------------------------------------------------------
 e2e_step "CRDs: server dry run, then applied and Established"
@@ -142,8 +130,13 @@ assert_ok kc create --dry-run=server -f "$EX/longhorn-system/volumes.yaml"
 assert_eq 20 "$(grep -c 'created (server dry run)' <<<"$E2E_OUT")" "example Volumes accepted"
 assert_ok kc create --dry-run=server -f "$EX/longhorn-system/recurringjobs.yaml"
 assert_contains "$E2E_OUT" "created (server dry run)"
-for f in "$EX/longhorn-system/cronjobs.json" "$EX/longhorn-system/configmap-longhorn-storageclass.yaml" \
-         "$EX/cluster/storageclasses.yaml" "$EX/apps"; do
+# Longhorn 1.1 wrote its CronJobs as batch/v1beta1, gone since 1.25 (manifests.sh shows the
+# refusal): as batch/v1, the same fields, as mig_seed seeds them.
+jq '.items[].apiVersion = "batch/v1"' "$EX/longhorn-system/cronjobs.json" > "$E2E_DIR/cronjobs-v1.json"
+assert_ok kc apply --dry-run=server -f "$E2E_DIR/cronjobs-v1.json"
+assert_eq "$(jq '.items | length' "$E2E_DIR/cronjobs-v1.json")" "$(grep -c 'created (server dry run)' <<<"$E2E_OUT")" "example CronJobs accepted as batch/v1"
+# (The workloads under apps/ and the rest of the example, strictly: manifests.sh.)
+for f in "$EX/longhorn-system/configmap-longhorn-storageclass.yaml" "$EX/cluster/storageclasses.yaml"; do
   assert_ok kc apply --dry-run=server -f "$f"
 done
 assert_json "$(kc get volumes.longhorn.io,recurringjobs.longhorn.io -n "$NS" -o json)" '.items | length' 0 "objects stored by the dry runs"
@@ -152,25 +145,24 @@ assert_json "$(kc get volumes.longhorn.io,recurringjobs.longhorn.io -n "$NS" -o 
 mig_seed
 
 # ---- deploy/base -------------------------------------------------------------------------------
-e2e_step "deploy/kube-1.29/base (the 1.21+ manifests) is accepted by 1.20 except the policy/v1 PodDisruptionBudget; deploy/base's 1.30 fields are not"
+e2e_step "deploy/base: server dry run (nothing stored), then applied, with no warning"
 # A server dry run of namespaced objects needs their namespace: the documented first step.
 assert_ok kc apply -f "$D/base/namespace.yaml"
-if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/built-kube-1.29_base.yaml" 2>&1); then e2e_fail "policy/v1 should not exist on 1.20"; fi
-assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-kube-1.29_base.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/kube-1.29/base accepted by the dry run"
-assert_eq 'error: unable to recognize "'"$E2E_DIR/built-kube-1.29_base.yaml"'": no matches for kind "PodDisruptionBudget" in version "policy/v1"' \
-  "$(grep -v '(server dry run)$' <<<"$E2E_OUT")" "the only refusal"
-# (kubectl 1.20's own validation stops at the first of them: the preStop sleep, or matchConditions)
-assert_fails --match 'unknown field' kc apply --dry-run=server -f "$E2E_DIR/built-base.yaml"
-
-e2e_step "deploy/kube-1.20/base as docs/deploy.md renders it: server dry run (nothing stored), then applied"
-dry_json -f "$E2E_DIR/built-kube-1.20_base.yaml"
+dry_json -f "$E2E_DIR/built-base.yaml"
 BASE=$E2E_OUT
 assert_json "$BASE" '[.items[] | select(.metadata.name | test("controller") | not) | .kind] | sort' '["ClusterRole","ClusterRoleBinding","Deployment","MutatingWebhookConfiguration","Namespace","PodDisruptionBudget","Role","RoleBinding","Service","ServiceAccount","ValidatingWebhookConfiguration"]' \
-  "objects of deploy/kube-1.20/base but the controller's"
+  "objects of deploy/base but the controller's"
 assert_fails --match NotFound kc get deployment -n "$CW_NS" cronwarden-webhook
-assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
-assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
-assert_eq "" "$(grep -v ' unchanged$' <<<"$E2E_OUT")" "a second apply changes nothing"
+E2E_OUT=$(kc apply -f "$E2E_DIR/built-base.yaml" 2>"$E2E_DIR/stderr") || e2e_fail "applying deploy/base: $(cat "$E2E_DIR/stderr")"
+assert_eq "" "$(cat "$E2E_DIR/stderr")" "what applying deploy/base printed on stderr"
+# Nothing stored by a second apply. (kubectl says "configured" for the PodDisruptionBudget every
+# time: policy/v1's selector has patch strategy "replace", so client-side apply always sends it,
+# and the server finds nothing to change; manifests.sh.)
+versions() { kc get -f "$E2E_DIR/built-base.yaml" -o json | jq -c '[.items[] | "\(.kind)/\(.metadata.name) \(.metadata.resourceVersion)"]'; }
+before=$(versions)
+assert_ok kc apply -f "$E2E_DIR/built-base.yaml"
+assert_eq "$before" "$(versions)" "resourceVersions after a second apply"
+assert_eq "" "$(grep -v -e ' unchanged$' -e '^poddisruptionbudget.policy/cronwarden-webhook configured$' <<<"$E2E_OUT")" "a second apply changes nothing"
 
 e2e_step "deploy/base: what the objects promise"
 assert_json "$BASE" '[.items[] | select(.kind | test("Role$")) | .rules[] | .apiGroups + .resources + .verbs + (.resourceNames // []) | .[] | select(test("\\*"))]' '[]' "no wildcard in any role"
@@ -196,11 +188,9 @@ assert_json "$wh" "[$c.env[].name]" '["POD_NAME","POD_NAMESPACE","CRONWARDEN_THR
 assert_json "$wh" "$c.env[0].valueFrom.fieldRef.fieldPath" metadata.name
 # Termination: the preStop pause plus --shutdown-grace fit in the grace period.
 grace=$(container_args "$wh" "$pod" | sed -n 's/^--shutdown-grace=\([0-9]*\)s$/\1/p')
-# The pause is deploy/base's (1.30+: the kubelet's sleep action; the image has no sleep binary for
-# an exec hook); deploy/kube-1.20 has none.
-assert_json "$wh" "$c | has(\"lifecycle\")" false "no preStop hook on 1.20"
-pause=$(sed -n '/preStop:/,/seconds:/s/^ *seconds: \([0-9]*\)$/\1/p' "$E2E_DIR/built-base.yaml")
-[ -n "$pause" ] || e2e_fail "deploy/base has no preStop sleep"
+# The pause is the kubelet's sleep action (1.30+; the image has no sleep binary for an exec hook).
+pause=$(jq -r "$c.lifecycle.preStop.sleep.seconds // empty" <<<"$wh")
+[ -n "$pause" ] || e2e_fail "deploy/base's webhook has no preStop sleep as stored"
 [ $((pause + grace)) -lt "$(jq -r "$pod.terminationGracePeriodSeconds" <<<"$wh")" ] ||
   e2e_fail "preStop ($pause s) + --shutdown-grace ($grace s) must end before terminationGracePeriodSeconds"
 pdb=$(object "$BASE" PodDisruptionBudget cronwarden-webhook)
@@ -279,7 +269,7 @@ assert_ok curl -fsS --cacert "$CW_E2E_DIR/webhook-ca.crt" --resolve "cronwarden-
   "https://cronwarden-webhook.$CW_NS.svc:$WH_PORT/healthz"
 
 e2e_step "re-applying deploy/base keeps the caBundles the webhook wrote"
-assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_base.yaml"
+assert_ok kc apply -f "$E2E_DIR/built-base.yaml"
 assert_eq "$ALL_CA" "$(bundles)" "caBundles after kubectl apply"
 
 e2e_step "the apiserver reaches the webhook through the shipped configurations"
@@ -339,8 +329,8 @@ EOF
 
 e2e_step "the webhooks never match cronwarden's namespace, kube-system or opted-out namespaces"
 # The CRD schema takes any non-empty cron, so a bad one is stored wherever no webhook looks.
-# kube-system gets the label Kubernetes 1.21+ puts on every namespace (1.20 has none).
-assert_ok kc label namespace kube-system kubernetes.io/metadata.name=kube-system
+# The selector goes by the label Kubernetes 1.21+ puts on every namespace.
+assert_json "$(kc get namespace kube-system -o json)" '.metadata.labels["kubernetes.io/metadata.name"]' kube-system
 OPTOUT=$(e2e_namespace opted-out)
 assert_ok kc label namespace "$OPTOUT" cronwarden.io/admission=disabled
 for n in "$CW_NS" kube-system "$OPTOUT"; do
@@ -348,17 +338,13 @@ for n in "$CW_NS" kube-system "$OPTOUT"; do
   assert_json "$E2E_OUT" '.spec | has("concurrency")' false "not defaulted in $n"
   assert_ok kc delete recurringjobs.longhorn.io -n "$n" e2e-unchecked
 done
-assert_ok kc label namespace kube-system kubernetes.io/metadata.name-
 assert_eq 0 "$(grep 'msg=admission ' "$CW_E2E_DIR/logs/webhook.log" | grep -c "namespace=\($OPTOUT\|kube-system\|$CW_NS\) " || true)" "admission requests from excluded namespaces"
 
 # ---- the audit ---------------------------------------------------------------------------------
-e2e_step "deploy/audit: batch/v1 CronJob refused by 1.20 only; deploy/kube-1.20/audit dry run, then applied"
-if E2E_OUT=$(kc apply --dry-run=server -k "$D/audit" 2>&1); then e2e_fail "batch/v1 CronJob should not exist on 1.20"; fi
-assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-audit.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/audit accepted by the dry run"
-assert_contains "$E2E_OUT" 'no matches for kind "CronJob" in version "batch/v1"'
-dry_json -f "$E2E_DIR/built-kube-1.20_audit.yaml"
+e2e_step "deploy/audit: server dry run, then applied"
+dry_json -f "$E2E_DIR/built-audit.yaml"
 AUDIT=$E2E_OUT
-assert_ok kc apply -f "$E2E_DIR/built-kube-1.20_audit.yaml"
+assert_ok kc apply -f "$E2E_DIR/built-audit.yaml"
 cj=$(object "$AUDIT" CronJob cronwarden-audit)
 assert_json "$cj" '.spec | [.concurrencyPolicy, .successfulJobsHistoryLimit, .failedJobsHistoryLimit, .jobTemplate.spec.backoffLimit]' '["Forbid",3,3,0]'
 jpod='.spec.jobTemplate.spec.template.spec'
@@ -413,7 +399,7 @@ assert_ok kc apply -k "$D/upgrade-job"
 job=$(object "$JOBS" Job cronwarden-migrate)
 jp='.spec.template.spec'
 assert_json "$job" '.spec | [.backoffLimit, .activeDeadlineSeconds, .template.spec.restartPolicy]' '[3,3600,"Never"]'
-e2e_log "ttlSecondsAfterFinished as stored by 1.20: $(jq -c '.spec.ttlSecondsAfterFinished' <<<"$job") (kept only with the TTLAfterFinished feature gate)"
+assert_json "$job" .spec.ttlSecondsAfterFinished 604800 "ttlSecondsAfterFinished as stored"
 assert_json "$job" '.metadata.annotations["helm.sh/hook"]' pre-upgrade
 assert_json "$job" "$jp.serviceAccountName" cronwarden-migrate
 assert_json "$job" "$jp.containers[0].env[0] | [.name, .valueFrom.fieldRef.fieldPath]" '["POD_NAME","metadata.name"]'
@@ -617,19 +603,7 @@ e2e_step "deploy/cert-manager: accepted by the apiserver (stand-in cert-manager 
 e2e_certmanager_crds
 wait_for 30 "discovery of cert-manager.io" kc get --raw /apis/cert-manager.io/v1
 rm -rf "$CW_E2E_DIR/kube-cache/discovery" "$CW_E2E_DIR/kcget-resources.tsv"
-# On 1.19/1.20: an overlay of deploy/cert-manager with the patches of deploy/kube-1.29/base and
-# deploy/kube-1.20/base, rendered with a newer kubectl (docs/deploy.md, "Certificates").
-mkdir -p "$E2E_DIR/cm-1.20"
-cp "$D"/kube-1.29/base/no-*.yaml "$D"/kube-1.20/base/pdb-v1beta1.yaml "$E2E_DIR/cm-1.20/"
-{
-  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%s]\npatches:\n' \
-    "$(realpath --relative-to="$E2E_DIR/cm-1.20" "$D/cert-manager")"
-  sed -n '/^patches:$/,$p' "$D/kube-1.29/base/kustomization.yaml" | tail -n +2
-  sed -n '/^patches:$/,$p' "$D/kube-1.20/base/kustomization.yaml" | tail -n +2
-} > "$E2E_DIR/cm-1.20/kustomization.yaml"
-"$CUR_KUBECTL" kustomize "$E2E_DIR/cm-1.20" > "$E2E_DIR/cert-manager-1.20.yaml" 2>"$E2E_DIR/stderr" ||
-  e2e_fail "the 1.20 overlay of deploy/cert-manager: $(cat "$E2E_DIR/stderr")"
-dry_json -f "$E2E_DIR/cert-manager-1.20.yaml"
+dry_json -f "$E2E_DIR/built-cert-manager.yaml"
 CM=$E2E_OUT
 cmwh=$(object "$CM" Deployment cronwarden-webhook)
 assert_json "$cmwh" "$c.args" '["webhook","--tls-cert-file=/certs/tls.crt","--tls-private-key-file=/certs/tls.key","--listen=0.0.0.0:9443","--shutdown-grace=15s"]'
@@ -695,10 +669,10 @@ assert_ok kc delete -f "$D/controller/rbac-schedulehealth.yaml"
 # ---- uninstall -----------------------------------------------------------------------------------
 e2e_step "uninstall: everything cronwarden installed goes, Longhorn's objects stay"
 assert_ok kc delete validatingwebhookconfiguration,mutatingwebhookconfiguration cronwarden
-assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_audit.yaml"
+assert_ok kc delete -f "$E2E_DIR/built-audit.yaml"
 assert_ok kc delete -k "$D/upgrade-job"
 assert_ok kc delete -f "$D/controller/rbac-longhorn.yaml" --ignore-not-found
-assert_ok kc delete -f "$E2E_DIR/built-kube-1.20_base.yaml" --ignore-not-found
+assert_ok kc delete -f "$E2E_DIR/built-base.yaml" --ignore-not-found
 wait_for 90 "namespace $CW_NS to be deleted" bash -c "! kc get namespace $CW_NS 2>/dev/null"
 assert_json "$(kc get mutatingwebhookconfigurations,validatingwebhookconfigurations -o json)" '.items | length' 0 "webhook configurations left"
 assert_json "$(kc get clusterroles,clusterrolebindings -o json)" '[.items[].metadata.name | select(startswith("cronwarden"))]' '[]' "cluster roles left"

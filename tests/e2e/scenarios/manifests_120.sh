@@ -6,6 +6,8 @@
 # matchConditions and no preStop sleep reach 1.20 (it knows neither), the PodDisruptionBudget and
 # the CronJob are v1beta1. deploy/upgrade-job still builds with kubectl 1.20's own `apply -k`; the
 # CRDs and the whole Longhorn 1.1 example (its batch/v1beta1 CronJob included) apply there.
+# What 1.20 refuses of the 1.21+ manifests, and how deploy/kube-1.20 and the documented
+# cert-manager overlay differ from them (deploy/ itself on the current Kubernetes: deploy.sh).
 . "$(dirname "$0")/../lib.sh"
 
 D=$CW_SOURCE_DIR/deploy
@@ -39,6 +41,21 @@ e2e_step "kubectl 1.20's kustomize cannot build deploy/kube-1.20 (directories un
 assert_fails kc kustomize "$D/kube-1.20/base"
 e2e_log "kubectl 1.20: $(head -1 <<<"$E2E_OUT")"
 
+e2e_step "deploy/kube-1.20 is deploy/kube-1.29 with the two API versions 1.20 lacks; kubectl 1.20 builds the file-only kustomizations alike"
+# deploy/kube-1.29 is the 1.21+ manifests without 1.30's matchConditions and preStop sleep
+# (manifests.sh compares it with deploy/base).
+for k in base kube-1.29/base kube-1.20/base upgrade-job audit kube-1.20/audit; do
+  quiet "render $k" "$CUR" kustomize "$D/$k"
+  printf '%s\n' "$E2E_OUT" > "$E2E_DIR/built-${k//\//_}.yaml"
+done
+changed() { diff "$E2E_DIR/built-$1.yaml" "$E2E_DIR/built-$2.yaml" | grep '^[<>]'; }
+assert_eq $'< apiVersion: policy/v1\n> apiVersion: policy/v1beta1' "$(changed kube-1.29_base kube-1.20_base)" "kube-1.29/base vs kube-1.20/base"
+assert_eq $'< apiVersion: batch/v1\n> apiVersion: batch/v1beta1' "$(changed audit kube-1.20_audit)" "audit vs kube-1.20/audit"
+for k in upgrade-job audit; do
+  quiet "deploy/$k with kubectl 1.20's kustomize" kc kustomize "$D/$k"
+  assert_eq "$(cat "$E2E_DIR/built-$k.yaml")" "$E2E_OUT" "deploy/$k built by kubectl 1.20's kustomize"
+done
+
 e2e_step "CRDs, and the Longhorn 1.1 example whole"
 apply_crds
 EX=$CW_SOURCE_DIR/examples/longhorn-1.1-cluster
@@ -51,6 +68,17 @@ assert_json "$(kc get cronjobs.v1beta1.batch -n analytics compact -o json)" .spe
 e2e_step "deploy/kube-1.20/base as documented (kube-system labelled, the namespace first)"
 assert_ok kc label namespace kube-system cronwarden.io/admission=disabled
 quiet "namespace" kc apply -f "$D/base/namespace.yaml"
+# Why deploy/kube-1.20 exists: 1.20 takes all of deploy/kube-1.29/base but its policy/v1
+# PodDisruptionBudget, and none of deploy/base's 1.30 fields (kubectl 1.20's own validation stops
+# at the first of them: the preStop sleep, or matchConditions); nor deploy/audit's batch/v1 CronJob.
+if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/built-kube-1.29_base.yaml" 2>&1); then e2e_fail "policy/v1 should not exist on 1.20"; fi
+assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-kube-1.29_base.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/kube-1.29/base accepted by the dry run"
+assert_eq 'error: unable to recognize "'"$E2E_DIR/built-kube-1.29_base.yaml"'": no matches for kind "PodDisruptionBudget" in version "policy/v1"' \
+  "$(grep -v '(server dry run)$' <<<"$E2E_OUT")" "the only refusal"
+assert_fails --match 'unknown field' kc apply --dry-run=server -f "$E2E_DIR/built-base.yaml"
+if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/built-audit.yaml" 2>&1); then e2e_fail "batch/v1 CronJob should not exist on 1.20"; fi
+assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-audit.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/audit accepted by the dry run"
+assert_contains "$E2E_OUT" 'no matches for kind "CronJob" in version "batch/v1"'
 documented kube-1.20/base
 assert_eq 0 "$(grep -c 'matchConditions' "$E2E_DIR/kube-1.20_base.yaml" || true)" "matchConditions in kube-1.20/base"
 assert_json "$(kc get validatingwebhookconfiguration cronwarden -o json)" '[.webhooks[].name]' \
@@ -66,3 +94,26 @@ assert_json "$(kc get cronjobs.v1beta1.batch -n cronwarden cronwarden-audit -o j
 quiet "deploy/upgrade-job (server dry run)" kc apply --dry-run=server -k "$D/upgrade-job"
 quiet "deploy/upgrade-job" kc apply -k "$D/upgrade-job"
 assert_json "$(kc get job -n cronwarden cronwarden-migrate -o json)" .spec.backoffLimit 3 "Job stored"
+
+e2e_step "deploy/cert-manager on 1.20 as docs/deploy.md composes it: its overlay with deploy/kube-1.29's and deploy/kube-1.20's patches, server dry run"
+e2e_certmanager_crds
+wait_for 30 "discovery of cert-manager.io" kc get --raw /apis/cert-manager.io/v1
+rm -rf "$CW_E2E_DIR/kube-cache/discovery" "$CW_E2E_DIR/kcget-resources.tsv"
+mkdir -p "$E2E_DIR/cm-1.20"
+cp "$D"/kube-1.29/base/no-*.yaml "$D"/kube-1.20/base/pdb-v1beta1.yaml "$E2E_DIR/cm-1.20/"
+{
+  printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%s]\npatches:\n' \
+    "$(realpath --relative-to="$E2E_DIR/cm-1.20" "$D/cert-manager")"
+  sed -n '/^patches:$/,$p' "$D/kube-1.29/base/kustomization.yaml" | tail -n +2
+  sed -n '/^patches:$/,$p' "$D/kube-1.20/base/kustomization.yaml" | tail -n +2
+} > "$E2E_DIR/cm-1.20/kustomization.yaml"
+quiet "the 1.20 overlay of deploy/cert-manager" "$CUR" kustomize "$E2E_DIR/cm-1.20"
+printf '%s\n' "$E2E_OUT" > "$E2E_DIR/cert-manager-1.20.yaml"
+quiet "deploy/cert-manager for 1.20 (server dry run)" kc apply --dry-run=server -o json -f "$E2E_DIR/cert-manager-1.20.yaml"
+CM=$E2E_OUT
+assert_json "$CM" '[.items[] | select(.kind | test("WebhookConfiguration")) | .webhooks[] | has("matchConditions")] | unique' '[false]' "no matchConditions"
+assert_json "$CM" '[.items[] | select(.kind == "PodDisruptionBudget") | .apiVersion]' '["policy/v1beta1"]'
+assert_json "$CM" '[.items[] | select(.kind == "Deployment" and .metadata.name == "cronwarden-webhook") | .spec.template.spec.containers[0] | [has("lifecycle"), .args]]' \
+  '[[false,["webhook","--tls-cert-file=/certs/tls.crt","--tls-private-key-file=/certs/tls.key","--listen=0.0.0.0:9443","--shutdown-grace=15s"]]]' "the webhook in file mode, no preStop"
+assert_json "$CM" "[.items[] | select(.kind | test(\"WebhookConfiguration\")) | .metadata.annotations[\"cert-manager.io/inject-ca-from\"]] | unique" \
+  '["cronwarden/cronwarden-webhook"]'
