@@ -43,4 +43,15 @@ if ! pod build --isolation chroot --pull=never -t "$tag" "$src" > "$build_log" 2
   fi
   log "the image did not build:"; tail -20 "$build_log" >&2; exit 1
 fi
-log "built $tag in $(($(date +%s) - t0))s (log: $build_log)"
+# The build stage's image is tagged too (the last "--> ID" before the second stage's steps): the
+# older builds' layers are then all that is untagged, and the prune drops them. The vfs driver
+# stores every layer as a whole copy of its root, so each build of a changed tree adds about 2 GB
+# that nothing would use again (31 GB seen after a few weeks of test runs). An untagged image
+# whose child went in one pass is dangling in the next.
+stage=$(awk '/^\[2\/2\]/ { print id; exit } /^--> [0-9a-f]+$/ { id = $2 }' "$build_log")
+if [ -n "$stage" ] && pod tag "$stage" "$tag-build" 2>>"$build_log"; then
+  for _ in 1 2 3 4 5 6; do
+    [ -n "$(pod image prune -f 2>>"$build_log")" ] || break
+  done
+fi
+log "built $tag in $(($(date +%s) - t0))s; store $(du -sh "$cache/storage" 2>/dev/null | cut -f1) (log: $build_log)"
