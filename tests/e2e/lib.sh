@@ -64,7 +64,18 @@ e2e_fail() {
 e2e_skip() { e2e_log "SKIP: $*"; exit 77; }
 
 # e2e_on_exit CMD...: run CMD when the scenario ends (before the cluster goes), last in, first out.
-e2e_on_exit() { E2E_CLEANUPS+=("$(printf '%q ' "$@")"); }
+# Once the cluster is up the commands go to a file, so that one registered in a subshell counts
+# too: `NS=$(e2e_namespace x)` on an existing cluster registers the namespace's deletion there
+# (e2e/existing_cluster found those namespaces left behind when it was an array only).
+e2e_on_exit() {
+  if [ -n "${E2E_DIR:-}" ] && [ -d "$E2E_DIR" ]; then printf '%q ' "$@" >> "$E2E_DIR/on-exit"; echo >> "$E2E_DIR/on-exit"
+  else E2E_CLEANUPS+=("$(printf '%q ' "$@")"); fi
+}
+
+# e2e_on_exit_external CMD...: e2e_on_exit on an existing cluster (CRONWARDEN_E2E_KUBECONFIG) only;
+# a harness cluster goes whole. For what would break the user's cluster if left there, such as a
+# webhook configuration with failurePolicy Fail calling a port nobody listens on any more.
+e2e_on_exit_external() { [ "${CW_E2E_EXTERNAL:-0}" != 1 ] || e2e_on_exit "$@"; }
 
 e2e__dump_logs() {
   local f
@@ -105,6 +116,9 @@ e2e__on_exit() {
   local rc=$? i
   trap - EXIT INT TERM HUP
   set +e
+  if [ -n "$E2E_DIR" ] && [ -s "$E2E_DIR/on-exit" ]; then
+    while IFS= read -r i; do eval "$i" >/dev/null 2>&1; done < <(tac "$E2E_DIR/on-exit")
+  fi
   for ((i = ${#E2E_CLEANUPS[@]} - 1; i >= 0; i--)); do eval "${E2E_CLEANUPS[$i]}" >/dev/null 2>&1; done
   e2e__sanitizer_reports || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] || rc=1; }
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
@@ -536,6 +550,7 @@ lh_like_fixture() {
 # calling URL/mutate and URL/validate (failurePolicy Fail, sideEffects None, as deploy/ does).
 e2e_register_webhook() {
   local kind path
+  e2e_on_exit_external kc delete mutatingwebhookconfiguration,validatingwebhookconfiguration cronwarden --ignore-not-found
   for kind in Mutating Validating; do
     path=${kind,,}; path=${path%ing}e
     assert_ok kc apply -f - <<EOF

@@ -56,6 +56,7 @@ rules() { # rules OPERATIONS...
     - {apiGroups: ["velero.io"], apiVersions: ["v1"], operations: $ops, resources: ["schedules"], scope: Namespaced}
 EOF
 }
+e2e_on_exit_external kc delete mutatingwebhookconfiguration,validatingwebhookconfiguration cronwarden --ignore-not-found
 assert_ok kc apply -f - <<EOF
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration

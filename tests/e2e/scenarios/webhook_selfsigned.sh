@@ -18,6 +18,7 @@ PORT_A=$(cwc_free_port)
 PORT_B=$(cwc_free_port)
 
 e2e_step "configurations without caBundle, pointing at replica A"
+e2e_on_exit_external kc delete mutatingwebhookconfiguration,validatingwebhookconfiguration cronwarden-ss --ignore-not-found
 webhook_cfg() { # KIND NAME PATH
   cat <<EOF
 apiVersion: admissionregistration.k8s.io/v1
