@@ -173,7 +173,11 @@ assert_json "$meta" .appVersion "$tag" "appVersion = deploy/base's image tag"
 # helm's hint after an error of the templates (a failed kubeVersion or `fail`)
 DEBUG=$'\n\nUse --debug flag to render out invalid YAML'
 refused "--kube-version 1.24.9" "Error: chart requires kubeVersion: >=1.25.0-0 which is incompatible with Kubernetes v1.24.9$DEBUG"
-rendered --kube-version 1.25.0 >/dev/null
+# Kubernetes 1.25-1.29: deploy/kube-1.29/base, exactly (no matchConditions, no preStop sleep).
+K129=$(kustomized "$D/kube-1.29/base")
+expect "--kube-version 1.25.0 = kubectl kustomize deploy/kube-1.29/base" "$K129" --kube-version 1.25.0
+expect "--kube-version 1.29.15 = kubectl kustomize deploy/kube-1.29/base" "$K129" --kube-version 1.29.15
+expect "--kube-version 1.30.0 = kubectl kustomize deploy/base" "$(kustomized "$D/base")" --kube-version 1.30.0
 cmp -s "$D/monitoring/rules.yaml" "$CHART/files/rules.yaml" ||
   cw_assert_fail "$CHART/files/rules.yaml is not a copy of $D/monitoring/rules.yaml (run scripts/monitoring-rules)"
 

@@ -359,6 +359,14 @@ for o in "Namespace -/$CW_NS" "Deployment $CW_NS/cronwarden-webhook" "Deployment
          "Secret $REL_NS/sh.helm.release.v1.$REL.v4"; do
   grep -qxF "$o" <<<"$INSTALLED" || e2e_fail "'$o' is not among the objects before the uninstall"
 done
+# What cronwarden wrote into Longhorn's and Velero's configuration (the README's second item).
+written() {
+  kc get cronjobs,recurringjobs.longhorn.io -n "$NS" -o json | jq -c '[.items[] | "\(.kind)/\(.metadata.name)"] | sort'
+  kc get backups.velero.io -n "$VELERO" -o json | jq -c '[.items[] | "\(.kind)/\(.metadata.name)"] | sort'
+}
+WRITTEN=$(written)
+grep -q '"CronJob/' <<<"$WRITTEN" && grep -q '"Backup/' <<<"$WRITTEN" ||
+  e2e_fail "no CronJob or Backup written by cronwarden before the uninstall: $WRITTEN"
 # A Pod's containers stop when its namespace goes: so do the processes run here.
 e2e_stop webhook
 assert_ok helm uninstall "$REL" --namespace "$REL_NS" --wait --timeout 3m
@@ -374,8 +382,10 @@ $WANT
 left:
 $LEFT
 only left: $(comm -13 <(echo "$WANT") <(echo "$LEFT") | paste -sd, -)"
-# Longhorn's objects are Longhorn's configuration: they stay.
+# Longhorn's objects are Longhorn's configuration: they stay, the reconciler's CronJobs and the
+# Backups it submitted with them.
 assert_json "$(kc get recurringjobs.longhorn.io -n "$NS" -o json)" '.items | length' 3 "RecurringJobs kept"
+assert_eq "$WRITTEN" "$(written)" "CronJobs, RecurringJobs and Backups after helm uninstall"
 assert_json "$(kc get volumes.longhorn.io -n "$NS" pvc-one -o json)" '.metadata.labels | keys | map(select(startswith("recurring-job.longhorn.io/"))) | length' 2 "pvc-one's job labels kept"
 # With no configuration left, nothing is checked any more.
 assert_ok kc create -f <(rj "$NS" e2e-after "0 0 * *")

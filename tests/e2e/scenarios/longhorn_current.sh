@@ -120,6 +120,12 @@ EOF
       'Warning the API server refused to create CronJob berlin, so no CronJob runs this job: CronJob.batch "berlin" is invalid: spec.schedule: Invalid value: "CRON_TZ=Europe/Berlin 0 2 * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead (Kubernetes 1.29 and later refuse to create a CronJob whose schedule holds TZ or CRON_TZ, Longhorn'"'"'s manager'"'"'s as well: write spec.cron without the time zone prefix, in kube-controller-manager'"'"'s time zone, usually UTC)' \
       "the CronJobRefused Event"
     no_cj berlin || e2e_fail "a CronJob with CRON_TZ in its schedule was stored"
+    # cron status, live, names the reason (docs/compat.md; exit 1: a schedule is not healthy).
+    rc=0
+    E2E_OUT=$(cw cron status -n "$NS" 2>&1) || rc=$?
+    assert_eq 1 "$rc" "cron status's exit code with berlin's CronJob refused"
+    assert_contains "$E2E_OUT" "  recurringjob $NS/berlin (NoCronJob):
+    no CronJob runs it: its cron starts with a time zone (CRON_TZ=Europe/Berlin), and Kubernetes 1.29 and later (and 1.21 and earlier) refuse to create a CronJob whose schedule holds TZ (Longhorn 1.3 and later refuse such a cron too); write spec.cron without the prefix, in kube-controller-manager's time zone (usually UTC)"
     [ "$(metric_sum "ctl-$v" cronwarden_controller_recurringjob_writes_total 'result="invalid"')" -ge 1 ] ||
       e2e_fail "the refused write is not counted as result=invalid"
     assert_ok kc delete recurringjobs.longhorn.io -n "$NS" berlin
