@@ -5,7 +5,7 @@
 # Recipe and reasons: tests/README.md, "The Kubernetes binaries" (reflect2/json-iterator swap, GOPATH-mode make).
 #
 # The cache is ${XDG_CACHE_HOME:-$HOME/.cache}/cronwarden/k8s-<debian-version>/. A cold build takes
-# about 7-15 minutes on 2 cores and prints a heartbeat every minute; later runs return at once.
+# about 5-15 minutes on 2 cores and prints a heartbeat every minute; later runs return at once.
 # Installing packages and adding a deb-src entry need root; a valid cache needs neither the
 # source entry nor the build tools.
 set -euo pipefail
@@ -95,7 +95,7 @@ if [ "${avail_kb:-0}" -lt $((4 * 1024 * 1024)) ]; then
 fi
 
 log "Building Kubernetes $version (kube-apiserver, kube-controller-manager, kubectl) from Debian's"
-log "source package for cronwarden's end-to-end tests. One-off: about 7-15 minutes on 2 cores;"
+log "source package for cronwarden's end-to-end tests. One-off: about 5-15 minutes on 2 cores;"
 log "later runs reuse $out"
 work="$cache_root/build-$version"
 rm -rf "$work"; mkdir -p "$work"

@@ -10,7 +10,7 @@
 # this recipe>/; a changed go.mod, go.sum or recipe builds anew, later runs return at once. Go comes
 # from the Go module proxy's toolchain in /usr/local/go (Go >= the go.mod's; never downloaded:
 # GOTOOLCHAIN=local), the modules from the proxy through the go.sum committed beside go.mod.
-# A cold build takes about 15 minutes on 2 cores (tests/README.md).
+# A cold build takes about 8 minutes on the project's 2-core machine (15 on the one before; tests/README.md).
 set -euo pipefail
 {
 what=${1:-control-plane}
