@@ -83,7 +83,12 @@ cwc_pid_ours() {
   # dies of SIGPIPE, which under `set -o pipefail` made the process look like someone else's
   # (a big environment — exported shell functions — made that likely) and left it running.
   grep -qaF -- "$dir" "/proc/$pid/cmdline" 2>/dev/null && return 0
-  grep -qzxF -- "CW_E2E_DIR=$dir" "/proc/$pid/environ" 2>/dev/null
+  grep -qzxF -- "CW_E2E_DIR=$dir" "/proc/$pid/environ" 2>/dev/null && return 0
+  # This shell's own child that cwc_spawn forked and that has not exec'd yet: until then it has
+  # this shell's command line and the environment this shell started with. Under load that lasts
+  # long enough for cwc_wait_for to look, which once took a starting kube-controller-manager
+  # (an empty log) for one that had exited.
+  [ "$(awk '/^PPid:/{print $2}' "/proc/$pid/status" 2>/dev/null)" = "$BASHPID" ]
 }
 
 # cwc_stop_pid DIR NAME: TERM, up to 10 s grace, then KILL; only if the PID is still ours.
