@@ -68,7 +68,7 @@ e2e_skip() { e2e_log "SKIP: $*"; exit 77; }
 # too: `NS=$(e2e_namespace x)` on an existing cluster registers the namespace's deletion there
 # (e2e/existing_cluster found those namespaces left behind when it was an array only).
 e2e_on_exit() {
-  if [ -n "${E2E_DIR:-}" ] && [ -d "$E2E_DIR" ]; then printf '%q ' "$@" >> "$E2E_DIR/on-exit"; echo >> "$E2E_DIR/on-exit"
+  if [ -n "${E2E_DIR:-}" ] && [ -d "$E2E_DIR" ]; then { printf '%q ' "$@"; echo; } >> "$E2E_DIR/on-exit"
   else E2E_CLEANUPS+=("$(printf '%q ' "$@")"); fi
 }
 
@@ -245,6 +245,12 @@ kc_as() {
   local user=$1; shift
   [ -f "$CW_E2E_DIR/kubeconfig-$user" ] || e2e_fail "no user '$user' in this cluster (CW_E2E_USERS='$CW_E2E_USERS')"
   "$CW_KUBECTL" --cache-dir "$CW_E2E_DIR/kube-cache" --kubeconfig "$CW_E2E_DIR/kubeconfig-$user" "$@"
+}
+
+# e2e_resource_versions ARGS...: "Kind/name resourceVersion" of every object `kc get ARGS` names,
+# as one JSON array: equal before and after a change that stored nothing.
+e2e_resource_versions() {
+  kc get "$@" -o json | jq -c '[(.items // [.])[] | "\(.kind)/\(.metadata.name) \(.metadata.resourceVersion)"]'
 }
 
 # Scenarios that need the static-token users (RBAC proofs) call this first; an existing cluster

@@ -131,10 +131,10 @@ assert_eq 20 "$(grep -c 'created (server dry run)' <<<"$E2E_OUT")" "example Volu
 assert_ok kc create --dry-run=server -f "$EX/longhorn-system/recurringjobs.yaml"
 assert_contains "$E2E_OUT" "created (server dry run)"
 # Longhorn 1.1 wrote its CronJobs as batch/v1beta1, gone since 1.25 (manifests.sh shows the
-# refusal): as batch/v1, the same fields, as mig_seed seeds them.
-jq '.items[].apiVersion = "batch/v1"' "$EX/longhorn-system/cronjobs.json" > "$E2E_DIR/cronjobs-v1.json"
-assert_ok kc apply --dry-run=server -f "$E2E_DIR/cronjobs-v1.json"
-assert_eq "$(jq '.items | length' "$E2E_DIR/cronjobs-v1.json")" "$(grep -c 'created (server dry run)' <<<"$E2E_OUT")" "example CronJobs accepted as batch/v1"
+# refusal): as batch/v1, the same fields, in the manifests mig_seed seeds below (mig_manifests).
+mig_manifests "$E2E_DIR/seed"
+assert_ok kc apply --dry-run=server -f "$E2E_DIR/seed/cronjobs.json"
+assert_eq "$(jq '.items | length' "$EX/longhorn-system/cronjobs.json")" "$(grep -c 'created (server dry run)' <<<"$E2E_OUT")" "example CronJobs accepted as batch/v1"
 # (The workloads under apps/ and the rest of the example, strictly: manifests.sh.)
 for f in "$EX/longhorn-system/configmap-longhorn-storageclass.yaml" "$EX/cluster/storageclasses.yaml"; do
   assert_ok kc apply --dry-run=server -f "$f"
@@ -158,10 +158,9 @@ assert_eq "" "$(cat "$E2E_DIR/stderr")" "what applying deploy/base printed on st
 # Nothing stored by a second apply. (kubectl says "configured" for the PodDisruptionBudget every
 # time: policy/v1's selector has patch strategy "replace", so client-side apply always sends it,
 # and the server finds nothing to change; manifests.sh.)
-versions() { kc get -f "$E2E_DIR/built-base.yaml" -o json | jq -c '[.items[] | "\(.kind)/\(.metadata.name) \(.metadata.resourceVersion)"]'; }
-before=$(versions)
+before=$(e2e_resource_versions -f "$E2E_DIR/built-base.yaml")
 assert_ok kc apply -f "$E2E_DIR/built-base.yaml"
-assert_eq "$before" "$(versions)" "resourceVersions after a second apply"
+assert_eq "$before" "$(e2e_resource_versions -f "$E2E_DIR/built-base.yaml")" "resourceVersions after a second apply"
 assert_eq "" "$(grep -v -e ' unchanged$' -e '^poddisruptionbudget.policy/cronwarden-webhook configured$' <<<"$E2E_OUT")" "a second apply changes nothing"
 
 e2e_step "deploy/base: what the objects promise"

@@ -52,10 +52,9 @@ strict_twice() {
   shift
   strict "$what (server dry run)" --dry-run=server "$@"
   strict "$what" "$@"
-  before=$(kc get "$@" -o json | jq -c '[(.items // [.])[] | "\(.kind)/\(.metadata.name) \(.metadata.resourceVersion)"]')
+  before=$(e2e_resource_versions "$@")
   strict "$what (again)" "$@"
-  assert_eq "$before" "$(kc get "$@" -o json | jq -c '[(.items // [.])[] | "\(.kind)/\(.metadata.name) \(.metadata.resourceVersion)"]')" \
-    "$what: resourceVersions after a second apply"
+  assert_eq "$before" "$(e2e_resource_versions "$@")" "$what: resourceVersions after a second apply"
   assert_eq "" "$(grep -v -e ' unchanged$' -e '^poddisruptionbudget.policy/.* configured$' <<<"$E2E_OUT")" "$what: a second apply changes nothing"
 }
 # built DIR: the kustomization as JSON (a List), built by the current kubectl's kustomize.

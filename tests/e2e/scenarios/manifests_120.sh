@@ -27,10 +27,10 @@ quiet() {
   [ ! -s "$E2E_DIR/stderr" ] || e2e_fail "$what: $* printed on stderr: $(cat "$E2E_DIR/stderr")"
 }
 # documented DIR: `kubectl kustomize DIR | kubectl apply [--dry-run=server] -f -` as docs/deploy.md
-# has it, the first kubectl the current one, the second 1.20's; dry run, apply, apply again.
+# has it, the first kubectl the current one (the rendering below, once for every step), the second
+# 1.20's; dry run, apply, apply again.
 documented() {
-  quiet "render $1" "$CUR" kustomize "$D/$1"
-  printf '%s\n' "$E2E_OUT" > "$E2E_DIR/${1//\//_}.yaml"
+  [ -s "$E2E_DIR/${1//\//_}.yaml" ] || e2e_fail "deploy/$1 was not rendered"
   quiet "$1 (server dry run)" kc apply --dry-run=server -f "$E2E_DIR/${1//\//_}.yaml"
   quiet "$1" kc apply -f "$E2E_DIR/${1//\//_}.yaml"
   quiet "$1 (again)" kc apply -f "$E2E_DIR/${1//\//_}.yaml"
@@ -42,18 +42,19 @@ assert_fails kc kustomize "$D/kube-1.20/base"
 e2e_log "kubectl 1.20: $(head -1 <<<"$E2E_OUT")"
 
 e2e_step "deploy/kube-1.20 is deploy/kube-1.29 with the two API versions 1.20 lacks; kubectl 1.20 builds the file-only kustomizations alike"
+# Every kustomization rendered once, by the current kubectl (docs/deploy.md's renderer for 1.20).
 # deploy/kube-1.29 is the 1.21+ manifests without 1.30's matchConditions and preStop sleep
 # (manifests.sh compares it with deploy/base).
 for k in base kube-1.29/base kube-1.20/base upgrade-job audit kube-1.20/audit; do
   quiet "render $k" "$CUR" kustomize "$D/$k"
-  printf '%s\n' "$E2E_OUT" > "$E2E_DIR/built-${k//\//_}.yaml"
+  printf '%s\n' "$E2E_OUT" > "$E2E_DIR/${k//\//_}.yaml"
 done
-changed() { diff "$E2E_DIR/built-$1.yaml" "$E2E_DIR/built-$2.yaml" | grep '^[<>]'; }
+changed() { diff "$E2E_DIR/$1.yaml" "$E2E_DIR/$2.yaml" | grep '^[<>]'; }
 assert_eq $'< apiVersion: policy/v1\n> apiVersion: policy/v1beta1' "$(changed kube-1.29_base kube-1.20_base)" "kube-1.29/base vs kube-1.20/base"
 assert_eq $'< apiVersion: batch/v1\n> apiVersion: batch/v1beta1' "$(changed audit kube-1.20_audit)" "audit vs kube-1.20/audit"
 for k in upgrade-job audit; do
   quiet "deploy/$k with kubectl 1.20's kustomize" kc kustomize "$D/$k"
-  assert_eq "$(cat "$E2E_DIR/built-$k.yaml")" "$E2E_OUT" "deploy/$k built by kubectl 1.20's kustomize"
+  assert_eq "$(cat "$E2E_DIR/$k.yaml")" "$E2E_OUT" "deploy/$k built by kubectl 1.20's kustomize"
 done
 
 e2e_step "CRDs, and the Longhorn 1.1 example whole"
@@ -71,13 +72,13 @@ quiet "namespace" kc apply -f "$D/base/namespace.yaml"
 # Why deploy/kube-1.20 exists: 1.20 takes all of deploy/kube-1.29/base but its policy/v1
 # PodDisruptionBudget, and none of deploy/base's 1.30 fields (kubectl 1.20's own validation stops
 # at the first of them: the preStop sleep, or matchConditions); nor deploy/audit's batch/v1 CronJob.
-if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/built-kube-1.29_base.yaml" 2>&1); then e2e_fail "policy/v1 should not exist on 1.20"; fi
-assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-kube-1.29_base.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/kube-1.29/base accepted by the dry run"
-assert_eq 'error: unable to recognize "'"$E2E_DIR/built-kube-1.29_base.yaml"'": no matches for kind "PodDisruptionBudget" in version "policy/v1"' \
+if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/kube-1.29_base.yaml" 2>&1); then e2e_fail "policy/v1 should not exist on 1.20"; fi
+assert_eq $(($(grep -c '^kind:' "$E2E_DIR/kube-1.29_base.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/kube-1.29/base accepted by the dry run"
+assert_eq 'error: unable to recognize "'"$E2E_DIR/kube-1.29_base.yaml"'": no matches for kind "PodDisruptionBudget" in version "policy/v1"' \
   "$(grep -v '(server dry run)$' <<<"$E2E_OUT")" "the only refusal"
-assert_fails --match 'unknown field' kc apply --dry-run=server -f "$E2E_DIR/built-base.yaml"
-if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/built-audit.yaml" 2>&1); then e2e_fail "batch/v1 CronJob should not exist on 1.20"; fi
-assert_eq $(($(grep -c '^kind:' "$E2E_DIR/built-audit.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/audit accepted by the dry run"
+assert_fails --match 'unknown field' kc apply --dry-run=server -f "$E2E_DIR/base.yaml"
+if E2E_OUT=$(kc apply --dry-run=server -f "$E2E_DIR/audit.yaml" 2>&1); then e2e_fail "batch/v1 CronJob should not exist on 1.20"; fi
+assert_eq $(($(grep -c '^kind:' "$E2E_DIR/audit.yaml") - 1)) "$(grep -c '(server dry run)$' <<<"$E2E_OUT")" "objects of deploy/audit accepted by the dry run"
 assert_contains "$E2E_OUT" 'no matches for kind "CronJob" in version "batch/v1"'
 documented kube-1.20/base
 assert_eq 0 "$(grep -c 'matchConditions' "$E2E_DIR/kube-1.20_base.yaml" || true)" "matchConditions in kube-1.20/base"
